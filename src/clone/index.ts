@@ -1,0 +1,1 @@
+export { type CloneOptions, clone } from "./clone.ts";

@@ -1,0 +1,110 @@
+/**
+ * Per-shape copiers for plain records, the bulk of real data (`[{ id, name, active }, ...]`).
+ *
+ * A shape is an exact list of own enumerable keys. The first few objects of a shape are copied by the
+ * generic loop; once a shape repeats, a copier is compiled for it with `new Function`. The copier
+ * creates the result as one object literal with every key present from the start, so V8 allocates it
+ * with its final hidden class in one step instead of transitioning once per property, and reads each
+ * key by a constant name (an inline cache hit) instead of a computed one.
+ *
+ * Code generation is lazy (never probed at import), happens once per shape per process, can be turned
+ * off with `configure({ codegen: false })`, and falls back silently to the generic loop when the host
+ * forbids it (CSP). Keys are embedded as JSON string literals, which cannot break out of the string.
+ */
+
+import { compile } from "../core/host.ts";
+import { annotate, type CloneState, cloneObject, clonePlain, refuse } from "./clone.ts";
+
+export type Copier = (source: object, state: CloneState) => object;
+
+export interface Shape {
+  readonly keys: readonly string[];
+  uses: number;
+  /** null until compiled; `fallback` once compilation was refused or the shape is not compilable. */
+  copy: Copier | null;
+}
+
+/** Objects of a shape seen before its copier is compiled. */
+const COMPILE_AFTER = 2;
+/** Wider records use the generic loop: huge literals gain little and cost compile time. */
+const MAX_KEYS = 64;
+/** Bound on distinct shapes kept per process, so adversarial key sets cannot grow memory without end. */
+const MAX_SHAPES = 2048;
+
+const cache = new Map<string, Shape>();
+
+const fallback: Copier = (source, state) => clonePlain(source, Object.keys(source), state);
+
+const INDEX = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * The shape for these keys, or null when the object should take the general path: no keys (which is
+ * also what an empty `arguments` object looks like), index-like keys (which `arguments` objects and
+ * array-likes have), or a `__proto__` key (which an object literal would treat as the prototype).
+ */
+export function shapeFor(keys: string[]): Shape | null {
+  const n = keys.length;
+  if (n === 0 || n > MAX_KEYS || INDEX.test(keys[0]!)) return null;
+  const signature = n === 1 ? keys[0]! : keys.join("\u0000");
+  let shape = cache.get(signature);
+  if (shape === undefined) {
+    for (let i = 0; i < n; i++) if (keys[i] === "__proto__") return null;
+    if (cache.size >= MAX_SHAPES) return null;
+    shape = { keys, uses: 0, copy: null };
+    cache.set(signature, shape);
+  }
+  return shape;
+}
+
+export function copyWithShape(shape: Shape, source: object, state: CloneState): object {
+  const copy = shape.copy;
+  if (copy !== null) return copy(source, state);
+  if (++shape.uses > COMPILE_AFTER) shape.copy = compileCopier(shape.keys) ?? fallback;
+  return clonePlain(source, shape.keys, state);
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+type CopierFactory = (
+  cloneObject: (value: object, state: CloneState) => object,
+  refuse: (value: unknown) => unknown,
+  annotate: (error: unknown, key: string) => unknown,
+  hasOwn: (this: object, key: string) => boolean,
+  keys: readonly string[],
+) => Copier;
+
+/**
+ * Builds, for keys `a`, `b`:
+ *
+ *   function copy(s, st) {
+ *     var o = { "a": undefined, "b": undefined }, x, k = 0;
+ *     st.memo.set(s, o);            // before the children, so cycles back to `s` find `o`
+ *     try {
+ *       x = s["a"];
+ *       if (typeof x === "object") { if (x !== null) x = cloneObject(x, st); o["a"] = x; }
+ *       else if (typeof x === "function" || typeof x === "symbol") throw refuse(x);
+ *       else if (x === undefined && !hasOwn.call(s, "a")) delete o["a"];   // a getter deleted it
+ *       else o["a"] = x;
+ *       k = 1; ...
+ *     } catch (e) { throw annotate(e, keys[k]); }
+ *     return o;
+ *   }
+ */
+function compileCopier(keys: readonly string[]): Copier | null {
+  const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
+  let body = `return function copy(s,st){var o={${literal}},x,k=0;st.memo.set(s,o);try{`;
+  for (let i = 0; i < keys.length; i++) {
+    const key = JSON.stringify(keys[i]);
+    if (i > 0) body += `k=${i};`;
+    body +=
+      `x=s[${key}];` +
+      `if(typeof x==="object"){if(x!==null)x=cloneObject(x,st);o[${key}]=x;}` +
+      `else if(typeof x==="function"||typeof x==="symbol")throw refuse(x);` +
+      `else if(x===undefined&&!hasOwn.call(s,${key}))delete o[${key}];` +
+      `else o[${key}]=x;`;
+  }
+  body += "}catch(e){throw annotate(e,keys[k]);}return o;}";
+  const factory = compile<CopierFactory>(["cloneObject", "refuse", "annotate", "hasOwn", "keys"], body);
+  if (factory === null) return null;
+  return factory(cloneObject, refuse, annotate as (error: unknown, key: string) => unknown, hasOwn, keys);
+}

@@ -1,0 +1,130 @@
+/**
+ * Error classes shared by every capability.
+ *
+ * Two families:
+ * - `DataCloneError`: a value that the structured clone algorithm refuses (a function, a symbol, a
+ *   WeakMap, ...). It is a `DOMException` named "DataCloneError", exactly what native
+ *   `structuredClone` throws, so existing `catch` code keeps working; structura adds `path`.
+ * - `StructuraError` and its subclasses: everything structura itself reports, chiefly bad input to a
+ *   decoder (binary, text, multipart) and exceeded limits. Each carries a stable string `code`, and where
+ *   it applies the `path` of the value and the `offset` (byte or character position) in the input.
+ */
+
+/** Stable machine-readable codes. Adding one is fine; renaming one is a breaking change. */
+export type StructuraErrorCode =
+  // input ended before the value did
+  | "ERR_TRUNCATED"
+  // bytes/characters that are not what the format allows at that place
+  | "ERR_SYNTAX"
+  // a type tag this version does not know
+  | "ERR_UNKNOWN_TAG"
+  // a declared length that the input cannot hold, or that is out of range
+  | "ERR_BAD_LENGTH"
+  // a back-reference to a value that does not exist (yet)
+  | "ERR_BAD_REFERENCE"
+  // a structurally valid record whose contents are impossible (e.g. a view past its buffer's end)
+  | "ERR_BAD_VALUE"
+  // format magic or version not understood
+  | "ERR_VERSION"
+  // nesting deeper than the configured limit
+  | "ERR_DEPTH_LIMIT"
+  // a custom type named in the input that the registry does not have
+  | "ERR_UNKNOWN_TYPE"
+  // bytes left over after the value
+  | "ERR_TRAILING_DATA"
+  // a configured size/count limit was exceeded (the subclass LimitError says which)
+  | "ERR_LIMIT"
+  // the caller used the API wrongly (bad option, wrong argument type)
+  | "ERR_INVALID_ARGUMENT"
+  // a multipart body that breaks the multipart/form-data grammar
+  | "ERR_MULTIPART"
+  // a channel whose other end went away, or whose ring held bytes that do not decode
+  | "ERR_CHANNEL_CLOSED"
+  | "ERR_CHANNEL_CORRUPT";
+
+export interface StructuraErrorOptions {
+  /** Where in the value graph, e.g. `value.users[3].onClick`. */
+  path?: string | undefined;
+  /** Byte (binary, multipart) or character (text) offset in the input where the problem was found. */
+  offset?: number | undefined;
+  cause?: unknown;
+}
+
+export class StructuraError extends Error {
+  readonly code: StructuraErrorCode;
+  readonly path: string | undefined;
+  readonly offset: number | undefined;
+
+  constructor(code: StructuraErrorCode, message: string, options?: StructuraErrorOptions) {
+    super(
+      withLocation(message, options),
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.code = code;
+    this.path = options?.path;
+    this.offset = options?.offset;
+  }
+}
+// Set on the prototype rather than per instance so that `name` is not an own enumerable property.
+StructuraError.prototype.name = "StructuraError";
+
+/** Input a decoder cannot accept: truncated, malformed, forged lengths, unknown tags, bad references. */
+export class DecodeError extends StructuraError {}
+DecodeError.prototype.name = "DecodeError";
+
+/** A configured limit (depth, size, count) was exceeded. `limit` names it, `max` is its value. */
+export class LimitError extends StructuraError {
+  readonly limit: string;
+  readonly max: number;
+  constructor(limit: string, max: number, message: string, options?: StructuraErrorOptions) {
+    super(limit === "depth" ? "ERR_DEPTH_LIMIT" : "ERR_LIMIT", message, options);
+    this.limit = limit;
+    this.max = max;
+  }
+}
+LimitError.prototype.name = "LimitError";
+
+/** The caller passed something the API does not take. */
+export class ArgumentError extends StructuraError {
+  constructor(message: string, options?: StructuraErrorOptions) {
+    super("ERR_INVALID_ARGUMENT", message, options);
+  }
+}
+ArgumentError.prototype.name = "ArgumentError";
+
+function withLocation(message: string, options: StructuraErrorOptions | undefined): string {
+  if (options === undefined) return message;
+  let where = "";
+  if (options.path !== undefined) where += ` at ${options.path}`;
+  if (options.offset !== undefined) where += ` (offset ${options.offset})`;
+  return where === "" ? message : message + where;
+}
+
+/**
+ * What native `structuredClone` throws for a value it refuses: a `DOMException` named
+ * "DataCloneError" (legacy code 25). structura's subclass adds the `path` of the refused value.
+ */
+export class DataCloneError extends DOMException {
+  readonly path: string | undefined;
+  constructor(message: string, path?: string) {
+    super(path === undefined ? message : `${path}: ${message}`, "DataCloneError");
+    this.path = path;
+  }
+}
+
+/** The name a refused value is reported under, e.g. `function onClick`, `Symbol(x)`, `#<WeakMap>`. */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case "function":
+      return value.name ? `function ${value.name}` : "anonymous function";
+    case "symbol":
+      return value.toString();
+    case "object": {
+      if (value === null) return "null";
+      const tag = Object.prototype.toString.call(value).slice(8, -1);
+      return `#<${tag}>`;
+    }
+    default:
+      return String(value);
+  }
+}

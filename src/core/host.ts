@@ -1,0 +1,81 @@
+/**
+ * Feature-detected hooks into the host, resolved lazily on first use (never at import time, so loading
+ * structura has no side effects and costs nothing).
+ *
+ * The core stays free of Node-only imports: where the host offers `process.getBuiltinModule` (Node
+ * >= 20.16, Bun, Deno's Node layer) structura borrows `util.types.isProxy`; elsewhere (browsers) a Proxy
+ * cannot be told apart from its target in JavaScript, and is cloned as its target would be.
+ */
+
+type IsProxy = (value: object) => boolean;
+
+interface NodeLikeProcess {
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+let isProxyHook: IsProxy | null | undefined;
+
+/** `util.types.isProxy` where the host has it, else `null`. */
+export function proxyDetector(): IsProxy | null {
+  if (isProxyHook !== undefined) return isProxyHook;
+  isProxyHook = null;
+  const proc = (globalThis as { process?: NodeLikeProcess }).process;
+  if (proc !== undefined && typeof proc.getBuiltinModule === "function") {
+    try {
+      const util = proc.getBuiltinModule("node:util") as { types?: { isProxy?: IsProxy } } | undefined;
+      const fn = util?.types?.isProxy;
+      if (typeof fn === "function") isProxyHook = fn;
+    } catch {
+      // A host that refuses the lookup simply has no proxy detection.
+    }
+  }
+  return isProxyHook;
+}
+
+/** The host's own `structuredClone`, used for platform objects structura does not take apart itself. */
+export function nativeStructuredClone():
+  | ((value: unknown, options?: { transfer?: unknown[] }) => unknown)
+  | null {
+  const fn = (globalThis as { structuredClone?: unknown }).structuredClone;
+  return typeof fn === "function"
+    ? (fn as (value: unknown, options?: { transfer?: unknown[] }) => unknown)
+    : null;
+}
+
+/** Process-wide switches; see `configure`. */
+export const settings = {
+  /**
+   * Whether structura may compile per-shape copiers/readers with `new Function`. Compilation is lazy
+   * (only once a shape repeats) and falls back silently when the host forbids it (CSP); this switch
+   * turns it off entirely, e.g. to keep CSP violation reports quiet.
+   */
+  codegen: true,
+};
+
+export interface StructuraSettings {
+  codegen?: boolean;
+}
+
+/** Changes process-wide settings. `configure({ codegen: false })` disables all runtime code generation. */
+export function configure(options: StructuraSettings): void {
+  if (options.codegen !== undefined) settings.codegen = options.codegen;
+}
+
+let codegenWorks: boolean | undefined;
+
+/**
+ * Compiles `body` into a function with the given parameters, or returns null when code generation is
+ * disabled or refused by the host. The first refusal is remembered so a CSP page sees at most one
+ * violation report, and only once a shape has actually repeated.
+ */
+export function compile<F>(params: string[], body: string): F | null {
+  if (!settings.codegen || codegenWorks === false) return null;
+  try {
+    const fn = new Function(...params, body) as F;
+    codegenWorks = true;
+    return fn;
+  } catch {
+    codegenWorks = false;
+    return null;
+  }
+}

@@ -1,0 +1,500 @@
+/**
+ * The table of built-in types: how each is recognised, taken apart and rebuilt. It is the single source
+ * of truth for `clone`, the binary format and the text format, so the three agree on what a value is.
+ *
+ * Recognition follows the HTML structured clone algorithm, which goes by internal slots, not by
+ * prototype: a Date whose prototype was swapped is still a Date, an object that merely inherits from
+ * Date.prototype is not. JavaScript can test internal slots only through "brand checks" (calling a
+ * built-in method that throws on the wrong receiver), so the common case is settled by a prototype
+ * identity switch and the brand check confirms it; unusual prototypes take the slower full scan.
+ */
+
+import { proxyDetector } from "./host.ts";
+
+/** What kind of value an object is, for the purposes of structured serialization. */
+export enum Kind {
+  /** Ordinary object: own enumerable string-keyed properties only. */
+  Object = 0,
+  Array = 1,
+  Date = 2,
+  RegExp = 3,
+  Map = 4,
+  Set = 5,
+  ArrayBuffer = 6,
+  SharedArrayBuffer = 7,
+  TypedArray = 8,
+  DataView = 9,
+  Error = 10,
+  BooleanObject = 11,
+  NumberObject = 12,
+  StringObject = 13,
+  BigIntObject = 14,
+  Blob = 15,
+  File = 16,
+  DOMException = 17,
+  /** A platform object structura does not take apart (MessagePort, CryptoKey, ...): `clone` hands it to
+   * the host's structuredClone; the binary and text formats refuse it. */
+  Host = 18,
+  /** Not serializable: WeakMap, WeakSet, WeakRef, Promise, Proxy, generators, platform objects that the
+   * spec does not mark serializable (URL, Headers, ...). */
+  Refused = 19,
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Typed arrays
+
+/** Stable ids (also used on the wire): never reorder, only append. */
+export const TYPED_ARRAY_NAMES = [
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Int16Array",
+  "Uint16Array",
+  "Int32Array",
+  "Uint32Array",
+  "Float32Array",
+  "Float64Array",
+  "BigInt64Array",
+  "BigUint64Array",
+  "Float16Array",
+] as const;
+
+export type TypedArrayName = (typeof TYPED_ARRAY_NAMES)[number];
+export type AnyTypedArray = Exclude<ArrayBufferView, DataView>;
+export type TypedArrayConstructor = new (
+  buffer: ArrayBufferLike,
+  byteOffset?: number,
+  length?: number,
+) => AnyTypedArray;
+
+const typedArrayIds: Record<string, number> = Object.create(null);
+for (let i = 0; i < TYPED_ARRAY_NAMES.length; i++) typedArrayIds[TYPED_ARRAY_NAMES[i]!] = i;
+
+/** `%TypedArray%.prototype[@@toStringTag]` is a brand check: the element type's name, or undefined. */
+const typedArrayTag = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype),
+  Symbol.toStringTag,
+)!.get as (this: unknown) => string | undefined;
+
+/** The element type id of a typed array (by internal slot, whatever its prototype). */
+export function typedArrayId(view: ArrayBufferView): number {
+  return typedArrayIds[typedArrayTag.call(view)!]!;
+}
+
+/** The constructor for a typed array id, or undefined where the host lacks it (Float16Array). */
+export function typedArrayConstructor(id: number): TypedArrayConstructor | undefined {
+  const name = TYPED_ARRAY_NAMES[id];
+  if (name === undefined) return undefined;
+  const ctor = (globalThis as Record<string, unknown>)[name];
+  return typeof ctor === "function" ? (ctor as TypedArrayConstructor) : undefined;
+}
+
+/** Bytes per element for each typed array id. */
+export const TYPED_ARRAY_ELEMENT_SIZE = [1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8, 2] as const;
+
+const byteLengthOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+const byteLengthOfShared =
+  typeof SharedArrayBuffer === "function"
+    ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
+    : undefined;
+const resizableOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
+
+/**
+ * A view is length-tracking when it was made over a resizable buffer without an explicit length, so its
+ * length follows the buffer. JavaScript has no accessor for that slot, so this asks the buffer: only a
+ * view ending exactly at the end of a resizable buffer can be tracking, and for those a temporary resize
+ * (restored at once, contents kept) shows whether the view's length follows.
+ */
+export function isLengthTracking(view: ArrayBufferView): boolean {
+  const buffer = view.buffer as ArrayBuffer & { growable?: boolean };
+  if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer)) {
+    // Growing a SharedArrayBuffer cannot be undone; a view over a growable one that ends at its end is
+    // taken as tracking, which is what `new T(buffer, offset)` makes.
+    return buffer.growable === true && view.byteOffset + view.byteLength === buffer.byteLength;
+  }
+  if (resizableOfBuffer === undefined || !resizableOfBuffer.call(buffer)) return false;
+  const size = buffer.byteLength;
+  if (view.byteOffset + view.byteLength !== size) return false;
+  const length = view.byteLength;
+  if (size < buffer.maxByteLength) {
+    buffer.resize(size + 1);
+    const tracking = view.byteLength !== length;
+    buffer.resize(size);
+    return tracking;
+  }
+  // The buffer is at its maximum: shrink by one element instead. A fixed-length view then goes out of
+  // bounds (length 0); a tracking one loses an element. A one-element view at offset 0 reads 0 either
+  // way and is taken as tracking, the way such views are usually made.
+  const element = (view as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1;
+  if (length < element) return true;
+  const saved = new Uint8Array(buffer, size - element, element).slice();
+  buffer.resize(size - element);
+  const tracking = view.byteLength !== 0 || length === element;
+  buffer.resize(size);
+  new Uint8Array(buffer, size - element, element).set(saved);
+  return tracking;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+/** The error names the spec keeps; any other name becomes "Error". */
+export const ERROR_NAMES = [
+  "Error",
+  "EvalError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+  "TypeError",
+  "URIError",
+] as const;
+export type ErrorName = (typeof ERROR_NAMES)[number];
+
+export interface ErrorParts {
+  name: ErrorName;
+  /** Present only when the error had an own data property `message` (ToString'd). */
+  message: string | undefined;
+  hasMessage: boolean;
+  /** The `stack` string, when the error had one. */
+  stack: string | undefined;
+  /** `cause`, when the error had an own data property `cause`. */
+  hasCause: boolean;
+  cause: unknown;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Takes an Error apart per the HTML algorithm (name via [[Get]], kept only if it is one of the seven
+ * standard names; message only if an own data property), plus what V8 and Bun also carry: the stack
+ * string and an own data `cause`.
+ *
+ * Node deviation: V8 applies ToString to `name` and reads it twice; the spec reads it once and compares
+ * the value itself, so `{ toString() { return "TypeError" } }` gives "Error". structura follows the spec.
+ */
+export function readError(error: object): ErrorParts {
+  const rawName = (error as { name?: unknown }).name;
+  const name: ErrorName = ERROR_NAMES.includes(rawName as ErrorName) ? (rawName as ErrorName) : "Error";
+  const messageDesc = Object.getOwnPropertyDescriptor(error, "message");
+  const hasMessage = messageDesc !== undefined && "value" in messageDesc;
+  const message = hasMessage ? String(messageDesc.value) : undefined;
+  let stack: string | undefined;
+  const stackDesc = Object.getOwnPropertyDescriptor(error, "stack");
+  if (stackDesc !== undefined) {
+    const value = "value" in stackDesc ? stackDesc.value : (error as { stack?: unknown }).stack;
+    if (typeof value === "string") stack = value;
+  }
+  const causeDesc = Object.getOwnPropertyDescriptor(error, "cause");
+  const hasCause = causeDesc !== undefined && "value" in causeDesc;
+  return { name, message, hasMessage, stack, hasCause, cause: hasCause ? causeDesc.value : undefined };
+}
+
+const errorConstructors: Record<ErrorName, ErrorConstructor> = {
+  Error,
+  EvalError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  TypeError,
+  URIError,
+};
+
+/**
+ * Rebuilds an Error from a closed allow-list of constructors (never looked up by a name from input).
+ * `message`, `stack` and `cause` become own non-enumerable data properties, as on a native error; the
+ * clone always has an own `stack` (the original's string, or undefined), as V8's deserializer does.
+ */
+export function buildError(name: ErrorName, message: string | undefined, stack: string | undefined): Error {
+  const Ctor = errorConstructors[name] ?? Error;
+  const error = message === undefined ? new Ctor() : new Ctor(message);
+  Object.defineProperty(error, "stack", {
+    value: stack,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  return error;
+}
+
+/** Sets `cause` on a rebuilt error (separately, so a cause that refers back to the error can be wired). */
+export function setErrorCause(error: Error, cause: unknown): void {
+  Object.defineProperty(error, "cause", {
+    value: cause,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+export function isErrorName(name: unknown): name is ErrorName {
+  return ERROR_NAMES.includes(name as ErrorName);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Other parts
+
+const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, "source")!.get as (
+  this: unknown,
+) => string;
+const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, "flags")!.get as (
+  this: unknown,
+) => string;
+
+/** Source and flags of a RegExp, read through the intrinsic getters (an own `source` cannot lie). */
+export function regexpParts(re: RegExp): { source: string; flags: string } {
+  return { source: regexpSource.call(re), flags: regexpFlags.call(re) };
+}
+
+export function resizableMax(buffer: ArrayBuffer): number | undefined {
+  return resizableOfBuffer?.call(buffer) ? buffer.maxByteLength : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Classification
+
+const ObjectProto = Object.prototype;
+const ArrayProto = Array.prototype;
+const DateProto = Date.prototype;
+const MapProto = Map.prototype;
+const SetProto = Set.prototype;
+const RegExpProto = RegExp.prototype;
+const ErrorProto = Error.prototype;
+const ArrayBufferProto = ArrayBuffer.prototype;
+const toTag = Object.prototype.toString;
+
+const dateValue = Date.prototype.getTime;
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size")!.get!;
+const setSize = Object.getOwnPropertyDescriptor(Set.prototype, "size")!.get!;
+const numberValue = Number.prototype.valueOf;
+const stringValue = String.prototype.valueOf;
+const booleanValue = Boolean.prototype.valueOf;
+const bigintValue = BigInt.prototype.valueOf;
+const symbolValue = Symbol.prototype.valueOf;
+
+function brand(check: (this: unknown) => unknown, value: object): boolean {
+  try {
+    check.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isRegExpValue(value: object): boolean {
+  // RegExp.prototype itself answers "(?:)" to `source` without being a RegExp.
+  return value !== RegExpProto && brand(regexpSource, value);
+}
+
+/**
+ * Tags of objects with internal slots the algorithm does not know: refused (the spec throws for any
+ * object with an unknown internal slot). Matched on `Object.prototype.toString`, which for these comes
+ * from their intrinsic prototypes.
+ */
+const REFUSED_TAGS = new Set([
+  "WeakMap",
+  "WeakSet",
+  "WeakRef",
+  "FinalizationRegistry",
+  "Promise",
+  "Generator",
+  "AsyncGenerator",
+  "AsyncFunction",
+  "Arguments",
+  "Module",
+  "Array Iterator",
+  "Map Iterator",
+  "Set Iterator",
+  "String Iterator",
+  "RegExp String Iterator",
+  "Iterator Helper",
+  "Segmenter String Iterator",
+  "Symbol",
+]);
+
+/**
+ * Platform classes that the specs do not mark serializable. Node 20 deviates for the ones implemented in
+ * JavaScript (URL, URLSearchParams, Headers, Request, Response, FormData, AbortSignal, ...): it clones
+ * them into `{}`, as if they were class instances. Per spec they are platform objects without
+ * [[Serializable]], so StructuredSerializeInternal throws DataCloneError; structura follows the spec.
+ */
+const NON_SERIALIZABLE_PLATFORM = [
+  "URL",
+  "URLSearchParams",
+  "Headers",
+  "Request",
+  "Response",
+  "FormData",
+  "AbortController",
+  "AbortSignal",
+  "EventTarget",
+  "Event",
+  "TextEncoder",
+  "TextDecoder",
+  "TextEncoderStream",
+  "TextDecoderStream",
+  "CompressionStream",
+  "DecompressionStream",
+  "BroadcastChannel",
+  "MessageChannel",
+  "WebSocket",
+  "Worker",
+  "Performance",
+  "PerformanceEntry",
+  "Crypto",
+  "SubtleCrypto",
+];
+
+/** Platform classes that are serializable or transferable but that structura does not take apart. */
+const HOST_CLONEABLE = [
+  "MessagePort",
+  "ReadableStream",
+  "WritableStream",
+  "TransformStream",
+  "CryptoKey",
+  "ImageData",
+  "ImageBitmap",
+  "OffscreenCanvas",
+  "DOMPoint",
+  "DOMPointReadOnly",
+  "DOMRect",
+  "DOMRectReadOnly",
+  "DOMQuad",
+  "DOMMatrix",
+  "DOMMatrixReadOnly",
+  "FileList",
+  "AudioData",
+  "VideoFrame",
+  "EncodedAudioChunk",
+  "EncodedVideoChunk",
+  "RTCCertificate",
+  "RTCDataChannel",
+];
+
+type Ctor = abstract new (...args: never[]) => unknown;
+let platformTables: { refused: Ctor[]; host: Ctor[] } | undefined;
+
+function platformCtors(names: readonly string[]): Ctor[] {
+  const found: Ctor[] = [];
+  const g = globalThis as Record<string, unknown>;
+  for (const name of names) {
+    const c = g[name];
+    if (typeof c === "function" && typeof (c as { prototype?: unknown }).prototype === "object")
+      found.push(c as Ctor);
+  }
+  return found;
+}
+
+function instanceOfAny(value: object, ctors: Ctor[]): boolean {
+  for (let i = 0; i < ctors.length; i++) if (value instanceof ctors[i]!) return true;
+  return false;
+}
+
+const BlobCtor = (globalThis as { Blob?: typeof Blob }).Blob;
+const FileCtor = (globalThis as { File?: typeof File }).File;
+const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
+
+/**
+ * Classifies an object. `typeof value` must already be "object" (functions and symbols are refused by
+ * the callers before this). Proxies are refused where the host can detect them.
+ */
+export function classify(value: object): Kind {
+  const isProxy = proxyDetector();
+  if (isProxy?.(value)) return Kind.Refused;
+  const proto = Object.getPrototypeOf(value);
+  switch (proto) {
+    case ObjectProto:
+      // The only objects with Object.prototype and a special slot that matter are `arguments` objects
+      // (refused by V8 and, when mapped, by the spec as exotic). They always have an own `callee`.
+      if (hasOwn.call(value, "callee") && toTag.call(value) === "[object Arguments]") return Kind.Refused;
+      return Kind.Object;
+    case ArrayProto:
+      if (Array.isArray(value)) return Kind.Array;
+      break;
+    case DateProto:
+      if (brand(dateValue, value)) return Kind.Date;
+      break;
+    case MapProto:
+      if (brand(mapSize, value)) return Kind.Map;
+      break;
+    case SetProto:
+      if (brand(setSize, value)) return Kind.Set;
+      break;
+    case RegExpProto:
+      if (isRegExpValue(value)) return Kind.RegExp;
+      break;
+    case ArrayBufferProto:
+      if (brand(byteLengthOfBuffer, value)) return Kind.ArrayBuffer;
+      break;
+    case ErrorProto:
+      if (toTag.call(value) === "[object Error]") return Kind.Error;
+      break;
+  }
+  return classifyBySlots(value);
+}
+
+/** The full scan, for objects whose prototype did not settle the question. */
+function classifyBySlots(value: object): Kind {
+  if (Array.isArray(value)) return Kind.Array;
+  if (ArrayBuffer.isView(value))
+    return typedArrayTag.call(value) === undefined ? Kind.DataView : Kind.TypedArray;
+  if (brand(byteLengthOfBuffer, value)) return Kind.ArrayBuffer;
+  if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, value)) return Kind.SharedArrayBuffer;
+  if (brand(dateValue, value)) return Kind.Date;
+  if (brand(mapSize, value)) return Kind.Map;
+  if (brand(setSize, value)) return Kind.Set;
+  if (isRegExpValue(value)) return Kind.RegExp;
+  if (brand(numberValue, value)) return Kind.NumberObject;
+  if (brand(stringValue, value)) return Kind.StringObject;
+  if (brand(booleanValue, value)) return Kind.BooleanObject;
+  if (brand(bigintValue, value)) return Kind.BigIntObject;
+  if (brand(symbolValue, value)) return Kind.Refused;
+  const tag = (toTag.call(value) as string).slice(8, -1);
+  if (tag === "Error") return Kind.Error;
+  if (REFUSED_TAGS.has(tag)) return Kind.Refused;
+  if (value === globalThis) return Kind.Refused;
+  if (FileCtor !== undefined && value instanceof FileCtor) return Kind.File;
+  if (BlobCtor !== undefined && value instanceof BlobCtor) return Kind.Blob;
+  if (DOMExceptionCtor !== undefined && value instanceof DOMExceptionCtor) return Kind.DOMException;
+  if (platformTables === undefined) {
+    platformTables = {
+      refused: platformCtors(NON_SERIALIZABLE_PLATFORM),
+      host: platformCtors(HOST_CLONEABLE),
+    };
+  }
+  if (instanceOfAny(value, platformTables.host)) return Kind.Host;
+  if (instanceOfAny(value, platformTables.refused)) return Kind.Refused;
+  // An object whose prototype chain names a class of its own (toStringTag) is likely a platform object
+  // of this host that no list above knows (Node's BlockList, X509Certificate, ...). `clone` asks the
+  // host; if the host treats it as an ordinary object, so does structura.
+  if (tag !== "Object") return Kind.Host;
+  return Kind.Object;
+}
+
+/** Unboxes a Number/String/Boolean/BigInt wrapper (by slot, not by prototype). */
+export function unbox(kind: Kind, value: object): number | string | boolean | bigint {
+  switch (kind) {
+    case Kind.NumberObject:
+      return numberValue.call(value);
+    case Kind.StringObject:
+      return stringValue.call(value);
+    case Kind.BooleanObject:
+      return booleanValue.call(value);
+    default:
+      return bigintValue.call(value);
+  }
+}
+
+/** Reads a Date's time value by slot. */
+export function dateTime(value: object): number {
+  return dateValue.call(value);
+}
+
+/** Entries/values of a Map or Set by slot (a subclass may override the iterators; the spec does not use them). */
+const mapEntries = Map.prototype.entries;
+const setValues = Set.prototype.values;
+export function mapEntryList(map: object): [unknown, unknown][] {
+  return Array.from(mapEntries.call(map as Map<unknown, unknown>));
+}
+export function setValueList(set: object): unknown[] {
+  return Array.from(setValues.call(set as Set<unknown>));
+}

@@ -1,0 +1,15 @@
+/**
+ * structura: move structured JavaScript data fast and without loss.
+ * Each capability is also importable on its own: `structura/clone`, `structura/binary`, ...
+ */
+export { type CloneOptions, clone } from "./clone/index.ts";
+export {
+  ArgumentError,
+  DataCloneError,
+  DecodeError,
+  LimitError,
+  StructuraError,
+  type StructuraErrorCode,
+  type StructuraErrorOptions,
+} from "./core/errors.ts";
+export { configure, type StructuraSettings } from "./core/host.ts";

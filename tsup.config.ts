@@ -1,0 +1,26 @@
+import { existsSync } from "node:fs";
+import { defineConfig } from "tsup";
+
+// One entry per capability, so each is importable on its own (`structura/clone`, ...).
+// An entry is built once its folder has landed.
+const entries: Record<string, string> = {
+  index: "src/index.ts",
+  clone: "src/clone/index.ts",
+  binary: "src/binary/index.ts",
+  text: "src/text/index.ts",
+  formdata: "src/formdata/index.ts",
+  channel: "src/channel/index.ts",
+  "compat/flatted": "src/compat/flatted.ts",
+};
+
+export default defineConfig({
+  entry: Object.fromEntries(Object.entries(entries).filter(([, file]) => existsSync(file))),
+  format: ["esm", "cjs"],
+  dts: true,
+  clean: true,
+  target: "es2022",
+  platform: "neutral",
+  splitting: true,
+  sourcemap: false,
+  treeshake: true,
+});
