@@ -4,26 +4,27 @@
  *
  * Why it is fast: strings and other primitives are immutable and returned as they are (a 3 MB string
  * costs what a short one does); plain objects are copied through per-shape copiers (see ./shapes.ts);
- * the memory map that preserves shared references and cycles is a single Map per call.
+ * the memory map that preserves shared references and cycles starts as a short array (see CloneState).
  */
 
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone, proxyDetector } from "../core/host.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import {
+  bufferByteLength,
   buildError,
-  classify,
+  classifyUnproxied,
+  copyBufferBytes,
   dateTime,
-  isLengthTracking,
   Kind,
   mapEntryList,
   readError,
+  readView,
   regexpParts,
   resizableMax,
   setErrorCause,
   setValueList,
   typedArrayConstructor,
-  typedArrayId,
   unbox,
 } from "../core/types.ts";
 import { copyWithShape, type Shape, shapeFor } from "./shapes.ts";
@@ -46,25 +47,95 @@ export class Refusal {
   constructor(readonly message: string) {}
 }
 
-/** Per-call state; one object so the recursive functions take two arguments and stay monomorphic. */
+/** Objects remembered by linear search before the memory map becomes a Map. */
+const SMALL_MEMO = 8;
+
+/**
+ * Per-call state; one object so the recursive functions take two arguments and stay monomorphic.
+ *
+ * The memory map (source object -> its clone) starts as two short arrays searched linearly: most values
+ * cloned are small, and for them a Map's allocation and hashing cost more than the whole copy. Past
+ * SMALL_MEMO objects it moves into a Map.
+ */
 export class CloneState {
-  readonly memo = new Map<object, object>();
+  // Pre-filled slots, written by index: `push` (or a store into a hole) is a [[Set]] that would run an
+  // accessor someone put on Array.prototype, and then read back through it.
+  #srcs: (object | undefined)[] = [
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ];
+  #dsts: (object | undefined)[] = [
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ];
+  #count = 0;
+  #map: Map<object, object> | null = null;
   /** The shape used last, checked first: arrays of records hit it every time. */
   shape: Shape | null = null;
+  otherShape: Shape | null = null;
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   constructor(readonly plan: TransferPlan | null) {}
+
+  seen(value: object): object | undefined {
+    const map = this.#map;
+    if (map !== null) return map.get(value);
+    const srcs = this.#srcs;
+    for (let i = 0; i < this.#count; i++) if (srcs[i] === value) return this.#dsts[i];
+    return undefined;
+  }
+
+  remember(value: object, copy: object): void {
+    const map = this.#map;
+    if (map !== null) {
+      map.set(value, copy);
+      return;
+    }
+    const count = this.#count;
+    if (count < SMALL_MEMO) {
+      this.#srcs[count] = value;
+      this.#dsts[count] = copy;
+      this.#count = count + 1;
+      return;
+    }
+    const grown = new Map<object, object>();
+    for (let i = 0; i < count; i++) grown.set(this.#srcs[i]!, this.#dsts[i]!);
+    grown.set(value, copy);
+    this.#map = grown;
+  }
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
-const ObjectCtor = Object;
+const ObjectProto = Object.prototype;
+const getPrototypeOf = Object.getPrototypeOf;
 const keysOf = Object.keys;
 
 export function clone<T>(value: T, options?: CloneOptions): T {
+  // WebIDL dictionary conversion: anything but undefined, null or an object is a TypeError.
+  if (
+    options !== undefined &&
+    options !== null &&
+    typeof options !== "object" &&
+    typeof options !== "function"
+  ) {
+    throw new TypeError("The options argument must be an object.");
+  }
   const transfer = options?.transfer;
   // Strings, numbers and the other primitives are immutable: the clone is the value itself.
   if ((typeof value !== "object" || value === null) && transfer === undefined) {
     if (typeof value === "function" || typeof value === "symbol") {
-      throw new DataCloneError(`${describeValue(value)} could not be cloned.`);
+      throw new DataCloneError(`${describeValue(value)} could not be cloned.`, "value");
     }
     return value;
   }
@@ -103,26 +174,31 @@ export function annotate(error: unknown, segment: PathSegment): unknown {
 }
 
 export function cloneObject(value: object, state: CloneState): object {
-  const memo = state.memo;
-  const seen = memo.get(value);
+  const seen = state.seen(value);
   if (seen !== undefined) return seen;
-  // Plain records are the bulk of real data: `constructor === Object` is a cheap first cut (it comes
-  // from the prototype unless the object has its own, which the shape check below then sees), the
-  // shape copier confirms the exact own keys.
-  if ((value as { constructor?: unknown }).constructor === ObjectCtor) {
-    const isProxy = state.isProxy;
-    if (isProxy === null || !isProxy(value)) {
-      const keys = keysOf(value);
-      let shape = state.shape;
-      if (shape === null || !sameKeys(shape.keys, keys)) {
+  // Proxies first: reading anything from one would run its traps, which native never does.
+  const isProxy = state.isProxy;
+  if (isProxy !== null && isProxy(value)) throw new Refusal("Proxy object could not be cloned.");
+  // Plain records are the bulk of real data. The prototype is read with getPrototypeOf, never through
+  // `constructor`, which an own getter could shadow; the shape then confirms the exact own keys.
+  if (getPrototypeOf(value) === ObjectProto) {
+    const keys = keysOf(value);
+    let shape = state.shape;
+    if (shape === null || !sameKeys(shape.keys, keys)) {
+      // Records nest (an order holding a customer): keep the last two shapes at hand.
+      const other = state.otherShape;
+      if (other !== null && sameKeys(other.keys, keys)) {
+        state.otherShape = shape;
+        shape = other;
+      } else {
+        state.otherShape = shape;
         shape = shapeFor(keys);
-        state.shape = shape;
       }
-      if (shape !== null && !hasOwn.call(value, "callee")) return copyWithShape(shape, value, state);
-      return clonePlain(value, keys, state);
+      state.shape = shape;
     }
+    if (shape !== null) return copyWithShape(shape, value, state);
   }
-  return cloneByKind(value, classify(value), state);
+  return cloneByKind(value, classifyUnproxied(value), state);
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -138,7 +214,7 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
  */
 export function clonePlain(value: object, keys: readonly string[], state: CloneState): object {
   const out: Record<string, unknown> = {};
-  state.memo.set(value, out);
+  state.remember(value, out);
   const source = value as Record<string, unknown>;
   let i = 0;
   const n = keys.length;
@@ -149,8 +225,9 @@ export function clonePlain(value: object, keys: readonly string[], state: CloneS
       if (item === undefined && !hasOwn.call(source, key)) continue;
       const copy =
         typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
-      // Assignment to "__proto__" would set the prototype; the clone must get an own data property.
-      if (key === "__proto__") defineData(out, key, copy);
+      // The clone gets own data properties (CreateDataProperty): assigning a key that Object.prototype
+      // has would run an inherited setter, or for "__proto__" set the prototype.
+      if (key in ObjectProto) defineData(out, key, copy);
       else out[key] = copy;
     }
   } catch (error) {
@@ -163,30 +240,39 @@ export function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
+/**
+ * Arrays: ArrayCreate(length), then the own enumerable keys as snapshotted before any is read (indices
+ * ascending, then named properties), so a getter that grows the array does not grow the clone. A dense
+ * array walks its indices directly; a sparse one (holes, or `length` far past its elements) walks the
+ * snapshot, so `a[2 ** 32 - 2] = 1` costs one element, not four billion.
+ */
 function cloneArray(source: unknown[], state: CloneState): unknown[] {
   const n = source.length;
   const out = new Array<unknown>(n);
-  state.memo.set(source, out);
-  let present = 0;
-  let i = 0;
-  try {
-    for (; i < n; i++) {
-      const item = source[i];
-      if (item === undefined && !hasOwn.call(source, i)) continue;
-      present++;
-      out[i] = typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
-    }
-  } catch (error) {
-    throw annotate(error, i);
-  }
-  // Non-index own properties (`arr.extra = 1`) come after the indices in key order. Only look when the
-  // array could have any: Object.keys on a plain array lists exactly its present indices.
+  state.remember(source, out);
   const keys = keysOf(source);
-  if (keys.length !== present) copyExtraArrayKeys(source, out, keys, n, state);
+  if (keys.length === n && (n === 0 || keys[n - 1] === String(n - 1))) {
+    let i = 0;
+    try {
+      for (; i < n; i++) {
+        const item = source[i];
+        if (item === undefined && !hasOwn.call(source, i)) continue;
+        const copy =
+          typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
+        // An index on Array.prototype (or Object.prototype) would turn this store into a setter call.
+        if (i in out) defineData(out, String(i), copy);
+        else out[i] = copy;
+      }
+    } catch (error) {
+      throw annotate(error, i);
+    }
+    return out;
+  }
+  copyArrayKeys(source, out, keys, n, state);
   return out;
 }
 
-function copyExtraArrayKeys(
+function copyArrayKeys(
   source: unknown[],
   out: unknown[],
   keys: string[],
@@ -197,22 +283,28 @@ function copyExtraArrayKeys(
   const dst = out as unknown as Record<string, unknown>;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k]!;
-    const index = Number(key);
-    if (String(index) === key && index >= 0 && index < n && Number.isInteger(index)) continue;
     const item = src[key];
     if (item === undefined && !hasOwn.call(src, key)) continue;
     try {
       const copy = cloneValue(item, state);
-      if (key === "__proto__") defineData(dst, key, copy);
-      else dst[key] = copy;
+      const index = arrayIndex(key, n);
+      if (index >= 0 && !(index in out)) out[index] = copy;
+      else defineData(dst, key, copy);
     } catch (error) {
-      throw annotate(error, key);
+      throw annotate(error, arrayIndex(key, n) >= 0 ? Number(key) : key);
     }
   }
 }
 
+/** The array index a key names (canonical numeric string below `length`), or -1. */
+function arrayIndex(key: string, length: number): number {
+  const code = key.charCodeAt(0);
+  if (code < 48 || code > 57) return -1;
+  const index = Number(key);
+  return index < length && String(index) === key ? index : -1;
+}
+
 function cloneByKind(value: object, kind: Kind, state: CloneState): object {
-  const memo = state.memo;
   switch (kind) {
     case Kind.Object:
       return clonePlain(value, keysOf(value), state);
@@ -220,13 +312,13 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
       return cloneArray(value as unknown[], state);
     case Kind.Date: {
       const out = new Date(dateTime(value));
-      memo.set(value, out);
+      state.remember(value, out);
       return out;
     }
     case Kind.RegExp: {
       const { source, flags } = regexpParts(value as RegExp);
       const out = new RegExp(source, flags);
-      memo.set(value, out);
+      state.remember(value, out);
       return out;
     }
     case Kind.BooleanObject:
@@ -234,7 +326,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
     case Kind.StringObject:
     case Kind.BigIntObject: {
       const out = Object(unbox(kind, value)) as object;
-      memo.set(value, out);
+      state.remember(value, out);
       return out;
     }
     case Kind.Map:
@@ -253,7 +345,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
     case Kind.Blob: {
       const blob = value as Blob;
       const out = new Blob([blob], { type: blob.type });
-      memo.set(value, out);
+      state.remember(value, out);
       return out;
     }
     case Kind.File: {
@@ -261,7 +353,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
       // File is serializable per the File API with its name and lastModified; structura keeps it a File.
       const file = value as File;
       const out = new File([file], file.name, { type: file.type, lastModified: file.lastModified });
-      memo.set(value, out);
+      state.remember(value, out);
       return out;
     }
     case Kind.DOMException: {
@@ -269,7 +361,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
       // (name and message); structura follows that.
       const ex = value as DOMException;
       const out = new DOMException(ex.message, ex.name);
-      memo.set(value, out);
+      state.remember(value, out);
       return out;
     }
     case Kind.Host:
@@ -281,7 +373,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
 
 function cloneMap(source: Map<unknown, unknown>, state: CloneState): Map<unknown, unknown> {
   const out = new Map<unknown, unknown>();
-  state.memo.set(source, out);
+  state.remember(source, out);
   // The spec snapshots the entries before serializing any of them.
   const entries = mapEntryList(source);
   for (let i = 0; i < entries.length; i++) {
@@ -303,7 +395,7 @@ function cloneMap(source: Map<unknown, unknown>, state: CloneState): Map<unknown
 
 function cloneSet(source: Set<unknown>, state: CloneState): Set<unknown> {
   const out = new Set<unknown>();
-  state.memo.set(source, out);
+  state.remember(source, out);
   const values = setValueList(source);
   for (let i = 0; i < values.length; i++) {
     try {
@@ -316,19 +408,20 @@ function cloneSet(source: Set<unknown>, state: CloneState): Set<unknown> {
 }
 
 function cloneArrayBuffer(source: ArrayBuffer, state: CloneState): ArrayBuffer {
-  if (source.byteLength === 0 && isDetached(source)) {
+  const length = bufferByteLength(source);
+  if (length === 0 && isDetached(source)) {
     throw new Refusal("An ArrayBuffer is detached and could not be cloned.");
   }
   const max = resizableMax(source);
   let out: ArrayBuffer;
-  if (max === undefined) out = source.slice(0);
+  if (max === undefined) out = copyBufferBytes(source);
   else {
-    out = new ArrayBuffer(source.byteLength, { maxByteLength: max });
-    new Uint8Array(out).set(new Uint8Array(source));
+    out = new ArrayBuffer(length, { maxByteLength: max });
+    new Uint8Array(out).set(new Uint8Array(source, 0, length));
   }
   // A buffer in the transfer list is copied here and detached in the source once the whole value is
   // done: views met later still need the source's offsets and lengths, which detaching would zero.
-  state.memo.set(source, out);
+  state.remember(source, out);
   return out;
 }
 
@@ -337,55 +430,37 @@ function cloneShared(source: SharedArrayBuffer, state: CloneState): SharedArrayB
   // host can make such an object, so ask it; without a host clone, the buffer itself is the best match.
   const native = nativeStructuredClone();
   const out = native !== null ? (native(source) as SharedArrayBuffer) : source;
-  state.memo.set(source, out);
+  state.remember(source, out);
   return out;
 }
 
 function cloneView(view: ArrayBufferView, kind: Kind, state: CloneState): object {
-  const buffer = view.buffer;
+  const isDataView = kind === Kind.DataView;
+  const parts = readView(view, isDataView);
   // Detached or out of bounds: the spec throws DataCloneError before touching the buffer.
-  if (view.byteLength === 0 && view.byteOffset === 0 && isViewOutOfBounds(view)) {
-    throw new Refusal(`${describeValue(view)} is out of bounds and could not be cloned.`);
-  }
-  const tracking = isLengthTracking(view);
-  const offset = view.byteOffset;
-  const byteLength = view.byteLength;
-  const id = kind === Kind.TypedArray ? typedArrayId(view) : -1;
-  const bufferCopy = cloneObject(buffer, state) as ArrayBuffer;
+  if (parts === null)
+    throw new Refusal(`${describeValue(view)} is detached or out of bounds and could not be cloned.`);
+  // The spec serializes the whole buffer (once, however many views share it), then the view over it.
+  const buffer = cloneObject(parts.buffer, state) as ArrayBuffer;
   let out: object;
-  if (kind === Kind.DataView) {
-    out = tracking ? new DataView(bufferCopy, offset) : new DataView(bufferCopy, offset, byteLength);
+  if (isDataView) {
+    out = parts.tracking
+      ? new DataView(buffer, parts.byteOffset)
+      : new DataView(buffer, parts.byteOffset, parts.length);
   } else {
-    const Ctor = typedArrayConstructor(id)!;
-    out = tracking
-      ? new Ctor(bufferCopy, offset)
-      : new Ctor(
-          bufferCopy,
-          offset,
-          byteLength / (view as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT,
-        );
+    const Ctor = typedArrayConstructor(parts.type)!;
+    out = parts.tracking
+      ? new Ctor(buffer, parts.byteOffset)
+      : new Ctor(buffer, parts.byteOffset, parts.length);
   }
-  state.memo.set(view, out);
+  state.remember(view, out);
   return out;
-}
-
-function isViewOutOfBounds(view: ArrayBufferView): boolean {
-  const buffer = view.buffer;
-  if (buffer.byteLength === 0 && isDetached(buffer as ArrayBuffer)) return true;
-  // A fixed-length view over a shrunk resizable buffer reports length 0 and offset 0; re-creating it
-  // from the buffer tells whether its real range still fits.
-  try {
-    if (view instanceof DataView) new DataView(buffer, view.byteOffset);
-    return false;
-  } catch {
-    return true;
-  }
 }
 
 function cloneError(source: object, state: CloneState): Error {
   const parts = readError(source);
   const out = buildError(parts.name, parts.message, parts.stack);
-  state.memo.set(source, out);
+  state.remember(source, out);
   if (parts.hasCause) {
     // Node deviation: V8 fails with "Unable to deserialize cloned data" when `cause` leads back to the
     // error; the memory map makes such a cycle an ordinary back-reference.
@@ -406,11 +481,13 @@ function cloneError(source: object, state: CloneState): Error {
 function cloneHost(value: object, state: CloneState): object {
   const native = nativeStructuredClone();
   if (native === null) throw refuse(value);
-  const transfer = state.plan?.host.includes(value) ? [value] : undefined;
+  const plan = state.plan;
+  const transfer = plan?.host.includes(value) ? [value] : undefined;
   const out = native(value, transfer === undefined ? undefined : { transfer }) as object;
+  if (transfer !== undefined) plan!.hostDone.push(value);
   if (Object.getPrototypeOf(out) === Object.prototype && transfer === undefined) {
     return clonePlain(value, keysOf(value), state);
   }
-  state.memo.set(value, out);
+  state.remember(value, out);
   return out;
 }

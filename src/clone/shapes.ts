@@ -78,7 +78,7 @@ type CopierFactory = (
  *
  *   function copy(s, st) {
  *     var o = { "a": undefined, "b": undefined }, x, k = 0;
- *     st.memo.set(s, o);            // before the children, so cycles back to `s` find `o`
+ *     st.remember(s, o);            // before the children, so cycles back to `s` find `o`
  *     try {
  *       x = s["a"];
  *       if (typeof x === "object") { if (x !== null) x = cloneObject(x, st); o["a"] = x; }
@@ -92,7 +92,7 @@ type CopierFactory = (
  */
 function compileCopier(keys: readonly string[]): Copier | null {
   const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
-  let body = `return function copy(s,st){var o={${literal}},x,k=0;st.memo.set(s,o);try{`;
+  let body = `return function copy(s,st){var o={${literal}},x,k=0;st.remember(s,o);try{`;
   for (let i = 0; i < keys.length; i++) {
     const key = JSON.stringify(keys[i]);
     if (i > 0) body += `k=${i};`;

@@ -12,6 +12,8 @@ export interface TransferPlan {
   readonly buffers: ArrayBuffer[];
   /** Host transferables (MessagePort, streams, ...), transferred by the host's structuredClone. */
   readonly host: object[];
+  /** Host transferables already handed over with the value they were found in. */
+  readonly hostDone: object[];
 }
 
 const byteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
@@ -66,11 +68,16 @@ export function prepareTransfer(list: Iterable<unknown>): TransferPlan {
       throw new DataCloneError(`${describeValue(item)} is not transferable.`);
     }
   }
-  return { buffers, host };
+  return { buffers, host, hostDone: [] };
 }
 
 /** Detaches the transferred buffers: the clone owns copies of their contents now. */
 export function detach(plan: TransferPlan): void {
+  // Host transferables listed but not met in the value are still transferred (and so neutered here).
+  if (plan.host.length !== plan.hostDone.length) {
+    const rest = plan.host.filter((item) => !plan.hostDone.includes(item));
+    nativeStructuredClone()?.(undefined, { transfer: rest });
+  }
   const buffers = plan.buffers;
   if (buffers.length === 0) return;
   const transfer = (

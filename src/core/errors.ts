@@ -121,8 +121,12 @@ export function describeValue(value: unknown): string {
       return value.toString();
     case "object": {
       if (value === null) return "null";
-      const tag = Object.prototype.toString.call(value).slice(8, -1);
-      return `#<${tag}>`;
+      // toString reads Symbol.toStringTag, which can throw (a revoked Proxy) or run user code.
+      try {
+        return `#<${Object.prototype.toString.call(value).slice(8, -1)}>`;
+      } catch {
+        return "#<Object>";
+      }
     }
     default:
       return String(value);

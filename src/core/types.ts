@@ -98,6 +98,7 @@ const byteLengthOfShared =
     ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
     : undefined;
 const resizableOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
+const maxByteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "maxByteLength")?.get;
 
 /**
  * A view is length-tracking when it was made over a resizable buffer without an explicit length, so its
@@ -105,34 +106,139 @@ const resizableOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype,
  * view ending exactly at the end of a resizable buffer can be tracking, and for those a temporary resize
  * (restored at once, contents kept) shows whether the view's length follows.
  */
-export function isLengthTracking(view: ArrayBufferView): boolean {
-  const buffer = view.buffer as ArrayBuffer & { growable?: boolean };
+function trackingByProbe(
+  view: ArrayBufferView,
+  byteOffset: number,
+  byteLength: number,
+  isDataView: boolean,
+): boolean {
+  const buffer = (isDataView ? dvBuffer.call(view) : taBuffer.call(view)) as ArrayBuffer & {
+    growable?: boolean;
+  };
+  const measure = isDataView ? dvByteLength : taByteLength;
   if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer)) {
     // Growing a SharedArrayBuffer cannot be undone; a view over a growable one that ends at its end is
     // taken as tracking, which is what `new T(buffer, offset)` makes.
-    return buffer.growable === true && view.byteOffset + view.byteLength === buffer.byteLength;
+    return buffer.growable === true && byteOffset + byteLength === bufferByteLength(buffer);
   }
   if (resizableOfBuffer === undefined || !resizableOfBuffer.call(buffer)) return false;
-  const size = buffer.byteLength;
-  if (view.byteOffset + view.byteLength !== size) return false;
-  const length = view.byteLength;
-  if (size < buffer.maxByteLength) {
-    buffer.resize(size + 1);
-    const tracking = view.byteLength !== length;
+  const size = byteLengthOfBuffer.call(buffer) as number;
+  if (byteOffset + byteLength !== size) return false;
+  const max = maxByteLengthOf!.call(buffer) as number;
+  // Grow by a whole element: a tracking view of wider elements only lengthens by whole elements.
+  const element = isDataView ? 1 : TYPED_ARRAY_ELEMENT_SIZE[typedArrayIds[typedArrayTag.call(view)!]!]!;
+  if (size + element <= max) {
+    buffer.resize(size + element);
+    const tracking = measure.call(view) !== byteLength;
     buffer.resize(size);
     return tracking;
   }
-  // The buffer is at its maximum: shrink by one element instead. A fixed-length view then goes out of
-  // bounds (length 0); a tracking one loses an element. A one-element view at offset 0 reads 0 either
-  // way and is taken as tracking, the way such views are usually made.
-  const element = (view as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1;
-  if (length < element) return true;
+  // The buffer is (nearly) at its maximum: shrink by one element instead. A fixed-length view then goes
+  // out of bounds (length 0, or a TypeError from a DataView's getter); a tracking one loses an element.
+  // A one-element view at offset 0 reads 0 either way and is taken as tracking, the way such views are
+  // usually made.
+  if (byteLength < element) return true;
   const saved = new Uint8Array(buffer, size - element, element).slice();
   buffer.resize(size - element);
-  const tracking = view.byteLength !== 0 || length === element;
+  let tracking: boolean;
+  try {
+    tracking = measure.call(view) !== 0 || byteLength === element;
+  } catch {
+    tracking = false;
+  }
   buffer.resize(size);
   new Uint8Array(buffer, size - element, element).set(saved);
   return tracking;
+}
+
+/** Whether a typed array or DataView is length-tracking (see `readView`, which also reports it). */
+export function isLengthTracking(view: ArrayBufferView): boolean {
+  const isDataView = typedArrayTag.call(view) === undefined;
+  const parts = readView(view, isDataView);
+  return parts !== null && parts.tracking;
+}
+
+/** Intrinsic accessors: an own `byteLength` getter on a view or buffer must never run (the spec reads
+ * internal slots, not properties). */
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+function intrinsicGetter(proto: object, key: string): (this: unknown) => unknown {
+  return Object.getOwnPropertyDescriptor(proto, key)!.get as (this: unknown) => unknown;
+}
+const taBuffer = intrinsicGetter(TypedArrayProto, "buffer");
+const taByteOffset = intrinsicGetter(TypedArrayProto, "byteOffset");
+const taByteLength = intrinsicGetter(TypedArrayProto, "byteLength");
+const taLength = intrinsicGetter(TypedArrayProto, "length");
+const taAt = (TypedArrayProto as { at: (this: unknown, index: number) => unknown }).at;
+const dvBuffer = intrinsicGetter(DataView.prototype, "buffer");
+const dvByteOffset = intrinsicGetter(DataView.prototype, "byteOffset");
+const dvByteLength = intrinsicGetter(DataView.prototype, "byteLength");
+const bufferSlice = ArrayBuffer.prototype.slice;
+
+/** Byte length of an ArrayBuffer or SharedArrayBuffer, by slot. */
+export function bufferByteLength(buffer: ArrayBufferLike): number {
+  const shared = byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer);
+  return (shared ? byteLengthOfShared!.call(buffer) : byteLengthOfBuffer.call(buffer)) as number;
+}
+
+/** A copy of an ArrayBuffer's bytes through the intrinsic `slice` (an own `slice` must never run). */
+export function copyBufferBytes(buffer: ArrayBuffer): ArrayBuffer {
+  return bufferSlice.call(buffer, 0) as ArrayBuffer;
+}
+
+export interface ViewParts {
+  buffer: ArrayBufferLike;
+  byteOffset: number;
+  /** Bytes for a DataView, elements for a typed array. */
+  length: number;
+  /** Typed array id, or -1 for a DataView. */
+  type: number;
+  /** Length follows a resizable buffer. */
+  tracking: boolean;
+}
+
+/**
+ * Takes a typed array or DataView apart by slot. Returns null when the view cannot be serialized: its
+ * buffer is detached, or it is out of bounds of a shrunk resizable buffer (the spec throws
+ * DataCloneError for both).
+ */
+export function readView(view: ArrayBufferView, isDataView: boolean): ViewParts | null {
+  if (isDataView) {
+    const buffer = dvBuffer.call(view) as ArrayBufferLike;
+    let byteOffset: number;
+    let byteLength: number;
+    try {
+      // Both throw for a detached buffer or an out-of-bounds view.
+      byteOffset = dvByteOffset.call(view) as number;
+      byteLength = dvByteLength.call(view) as number;
+    } catch {
+      return null;
+    }
+    return {
+      buffer,
+      byteOffset,
+      length: byteLength,
+      type: -1,
+      tracking: trackingByProbe(view, byteOffset, byteLength, true),
+    };
+  }
+  const buffer = taBuffer.call(view) as ArrayBufferLike;
+  const byteLength = taByteLength.call(view) as number;
+  const byteOffset = taByteOffset.call(view) as number;
+  if (byteLength === 0) {
+    // Out of bounds and detached views report zero lengths; `at` validates the view and throws for them.
+    try {
+      taAt.call(view, 0);
+    } catch {
+      return null;
+    }
+  }
+  return {
+    buffer,
+    byteOffset,
+    length: taLength.call(view) as number,
+    type: typedArrayIds[typedArrayTag.call(view)!]!,
+    tracking: trackingByProbe(view, byteOffset, byteLength, false),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -245,8 +351,9 @@ export function regexpParts(re: RegExp): { source: string; flags: string } {
   return { source: regexpSource.call(re), flags: regexpFlags.call(re) };
 }
 
+/** maxByteLength of a resizable ArrayBuffer (by slot), or undefined for a fixed-length one. */
 export function resizableMax(buffer: ArrayBuffer): number | undefined {
-  return resizableOfBuffer?.call(buffer) ? buffer.maxByteLength : undefined;
+  return resizableOfBuffer?.call(buffer) ? (maxByteLengthOf!.call(buffer) as number) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -400,13 +507,23 @@ const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).
 export function classify(value: object): Kind {
   const isProxy = proxyDetector();
   if (isProxy?.(value)) return Kind.Refused;
+  return classifyUnproxied(value);
+}
+
+/** `classify` for a caller that has already ruled out a Proxy. */
+export function classifyUnproxied(value: object): Kind {
   const proto = Object.getPrototypeOf(value);
   switch (proto) {
-    case ObjectProto:
-      // The only objects with Object.prototype and a special slot that matter are `arguments` objects
-      // (refused by V8 and, when mapped, by the spec as exotic). They always have an own `callee`.
-      if (hasOwn.call(value, "callee") && toTag.call(value) === "[object Arguments]") return Kind.Refused;
-      return Kind.Object;
+    case ObjectProto: {
+      // `arguments` objects (refused by V8 and, when mapped, by the spec as exotic) always have an own
+      // `callee`. Other objects with Object.prototype and an internal slot are built-ins whose prototype
+      // was swapped; for those with a builtin tag (Date, Array, Error, boxed primitives, RegExp)
+      // Object.prototype.toString still names the slot, and the full scan recognises them.
+      const tag = toTag.call(value);
+      if (tag === "[object Object]") return Kind.Object;
+      if (tag === "[object Arguments]" && hasOwn.call(value, "callee")) return Kind.Refused;
+      break;
+    }
     case ArrayProto:
       if (Array.isArray(value)) return Kind.Array;
       break;
