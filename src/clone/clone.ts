@@ -118,6 +118,8 @@ export class CloneState {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const ObjectProto = Object.prototype;
+const ArrayProto = Array.prototype;
+const isArray = Array.isArray;
 const getPrototypeOf = Object.getPrototypeOf;
 const keysOf = Object.keys;
 
@@ -181,7 +183,8 @@ export function cloneObject(value: object, state: CloneState): object {
   if (isProxy !== null && isProxy(value)) throw new Refusal("Proxy object could not be cloned.");
   // Plain records are the bulk of real data. The prototype is read with getPrototypeOf, never through
   // `constructor`, which an own getter could shadow; the shape then confirms the exact own keys.
-  if (getPrototypeOf(value) === ObjectProto) {
+  const proto = getPrototypeOf(value);
+  if (proto === ObjectProto && value !== globalThis) {
     const keys = keysOf(value);
     let shape = state.shape;
     if (shape === null || !sameKeys(shape.keys, keys)) {
@@ -197,6 +200,9 @@ export function cloneObject(value: object, state: CloneState): object {
       state.shape = shape;
     }
     if (shape !== null) return copyWithShape(shape, value, state);
+  } else if (proto === ArrayProto && isArray(value)) {
+    // Straight to the array walk: fewer frames per level of nesting, so deep arrays go as deep as native.
+    return cloneArray(value as unknown[], state);
   }
   return cloneByKind(value, classifyUnproxied(value), state);
 }
@@ -380,12 +386,14 @@ function cloneMap(source: Map<unknown, unknown>, state: CloneState): Map<unknown
     const entry = entries[i]!;
     let key: unknown;
     try {
-      key = cloneValue(entry[0], state);
+      const k = entry[0];
+      key = typeof k === "object" && k !== null ? cloneObject(k, state) : cloneValue(k, state);
     } catch (error) {
       throw annotate(error, mapEntrySegment(i, "key"));
     }
     try {
-      out.set(key, cloneValue(entry[1], state));
+      const v = entry[1];
+      out.set(key, typeof v === "object" && v !== null ? cloneObject(v, state) : cloneValue(v, state));
     } catch (error) {
       throw annotate(error, mapEntrySegment(i, "value"));
     }
@@ -399,7 +407,8 @@ function cloneSet(source: Set<unknown>, state: CloneState): Set<unknown> {
   const values = setValueList(source);
   for (let i = 0; i < values.length; i++) {
     try {
-      out.add(cloneValue(values[i], state));
+      const v = values[i];
+      out.add(typeof v === "object" && v !== null ? cloneObject(v, state) : cloneValue(v, state));
     } catch (error) {
       throw annotate(error, setMemberSegment(i));
     }

@@ -342,13 +342,33 @@ export function isErrorName(name: unknown): name is ErrorName {
 const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, "source")!.get as (
   this: unknown,
 ) => string;
-const regexpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, "flags")!.get as (
-  this: unknown,
-) => string;
 
-/** Source and flags of a RegExp, read through the intrinsic getters (an own `source` cannot lie). */
+/** The flag getters, in the canonical order of `flags`. Each reads the [[OriginalFlags]] slot of its
+ * receiver; `RegExp.prototype.flags` itself would look them up through the (possibly swapped)
+ * prototype. Flags the host does not know (`v` before ES2024) are skipped. */
+const REGEXP_FLAGS: [string, (this: unknown) => boolean][] = [];
+for (const [flag, name] of [
+  ["d", "hasIndices"],
+  ["g", "global"],
+  ["i", "ignoreCase"],
+  ["m", "multiline"],
+  ["s", "dotAll"],
+  ["u", "unicode"],
+  ["v", "unicodeSets"],
+  ["y", "sticky"],
+] as const) {
+  const getter = Object.getOwnPropertyDescriptor(RegExp.prototype, name)?.get;
+  if (getter !== undefined) REGEXP_FLAGS.push([flag, getter as (this: unknown) => boolean]);
+}
+
+/** Source and flags of a RegExp, read by slot (an own `source`, or a swapped prototype, cannot lie). */
 export function regexpParts(re: RegExp): { source: string; flags: string } {
-  return { source: regexpSource.call(re), flags: regexpFlags.call(re) };
+  let flags = "";
+  for (let i = 0; i < REGEXP_FLAGS.length; i++) {
+    const [flag, getter] = REGEXP_FLAGS[i]!;
+    if (getter.call(re)) flags += flag;
+  }
+  return { source: regexpSource.call(re), flags };
 }
 
 /** maxByteLength of a resizable ArrayBuffer (by slot), or undefined for a fixed-length one. */
@@ -520,7 +540,8 @@ export function classifyUnproxied(value: object): Kind {
       // was swapped; for those with a builtin tag (Date, Array, Error, boxed primitives, RegExp)
       // Object.prototype.toString still names the slot, and the full scan recognises them.
       const tag = toTag.call(value);
-      if (tag === "[object Object]") return Kind.Object;
+      // Under Bun the global object inherits straight from Object.prototype; the spec refuses it.
+      if (tag === "[object Object]") return value === globalThis ? Kind.Refused : Kind.Object;
       if (tag === "[object Arguments]" && hasOwn.call(value, "callee")) return Kind.Refused;
       break;
     }
