@@ -254,6 +254,11 @@ export function defineData(target: object, key: string, value: unknown): void {
  */
 function cloneArray(source: unknown[], state: CloneState): unknown[] {
   const n = source.length;
+  if (primitiveArrayClone !== null && n > 8 && allPrimitive(source, n)) {
+    const out = primitiveArrayClone(source) as unknown[];
+    state.remember(source, out);
+    return out;
+  }
   const out = new Array<unknown>(n);
   state.remember(source, out);
   const keys = keysOf(source);
@@ -300,6 +305,31 @@ function copyArrayKeys(
       throw annotate(error, arrayIndex(key, n) >= 0 ? Number(key) : key);
     }
   }
+}
+
+/**
+ * Bun's native structuredClone copies a dense array of primitives without serializing it (a memcpy of
+ * its butterfly), faster than any JavaScript loop can, and with the algorithm's exact semantics (holes
+ * and extra properties included). JavaScript, on the other hand, can only find an array's extra
+ * properties with Object.keys, which on JavaScriptCore builds a string per index (~90 ns each). So on
+ * Bun, arrays holding only primitives go to the host. V8's structuredClone has no such path: on Node
+ * the userland loop is the faster one.
+ */
+const primitiveArrayClone: ((value: unknown) => unknown) | null =
+  typeof (globalThis as { Bun?: unknown }).Bun === "object" ? nativeStructuredClone() : null;
+
+/** Only primitives, and dense: a sparse array (a few holes already) takes the key walk instead, whose
+ * cost follows its elements, not its length. */
+function allPrimitive(source: unknown[], n: number): boolean {
+  let holes = 0;
+  for (let i = 0; i < n; i++) {
+    const item = source[i];
+    if (typeof item === "object" ? item !== null : typeof item === "function" || typeof item === "symbol") {
+      return false;
+    }
+    if (item === undefined && !hasOwn.call(source, i) && ++holes > 16) return false;
+  }
+  return true;
 }
 
 /** The array index a key names (canonical numeric string below `length`), or -1. */
