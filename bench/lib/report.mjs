@@ -1,0 +1,156 @@
+// Turn the JSON reports written with BENCH_JSON into the Markdown tables of BENCHMARKS.md.
+//
+//   node bench/lib/report.mjs [files or directories...]          print Markdown (default: bench/results)
+//   node bench/lib/report.mjs --write [files or directories...]  replace the marked sections in BENCHMARKS.md
+//
+// A section is delimited by `<!-- bench:<capability>:<runtime> -->` and `<!-- /bench:<capability>:<runtime> -->`
+// (e.g. bench:clone:node); everything between the two markers is replaced.
+
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatBytes, formatRatio, formatTime } from "./harness.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+function collect(inputs) {
+  const files = [];
+  for (const input of inputs) {
+    if (!existsSync(input)) continue;
+    if (statSync(input).isDirectory()) {
+      for (const f of readdirSync(input).sort()) if (f.endsWith(".json")) files.push(path.join(input, f));
+    } else files.push(input);
+  }
+  return files;
+}
+
+const esc = (s) => String(s).replaceAll("|", "\\|");
+const RUNTIME_NAMES = { node: "Node.js", bun: "Bun" };
+
+function describeSettings(st) {
+  const parts = [
+    st.mitata
+      ? "mitata defaults"
+      : `${st.timeMs} ms per measurement in ${st.rounds ?? 1} interleaved round${(st.rounds ?? 1) === 1 ? "" : "s"}`,
+  ];
+  if (st.quick) parts.push("QUICK: rough numbers");
+  if (st.loadAverage !== undefined) parts.push(`load average ${st.loadAverage} at start`);
+  return parts.join("; ");
+}
+
+/** Markdown for one JSON report. */
+export function renderReport(report) {
+  const impls = report.implementations.map((i) => i.name);
+  const label = new Map(report.implementations.map((i) => [i.name, i.label]));
+  const baseline = report.baseline;
+  const others = impls.filter((n) => n !== baseline);
+  const out = [];
+
+  const rt = `${RUNTIME_NAMES[report.runtime.name] ?? report.runtime.name} ${report.runtime.version}`;
+  const m = report.machine;
+  out.push(
+    `${rt} · ${m.cpu} × ${m.cores} cores · ${m.platform}-${m.arch} · ${report.date.slice(0, 10)}`,
+    "",
+    `Command: \`${report.command}\` (${describeSettings(report.settings)})${report.revision ? `, build of ${report.revision}` : ""}`,
+    "",
+  );
+
+  // main table: baseline median, then each implementation's median and its ratio to the baseline
+  out.push(
+    `| case | ${esc(baseline)} | ${others.map((n) => esc(label.get(n) ?? n)).join(" | ")} |`,
+    `| --- | ${["--:", ...others.map(() => "--:")].join(" | ")} |`,
+  );
+  const notes = [];
+  for (const c of report.cases) {
+    const get = (n) => c.results.find((r) => r.name === n);
+    const cell = (n) => {
+      const r = get(n);
+      if (!r) return "";
+      if (r.error !== undefined) {
+        notes.push(`${label.get(n) ?? n} on \`${c.name}\`: ${r.error}`);
+        return "n/a";
+      }
+      const t = formatTime(r.p50);
+      if (n === baseline) return `**${t}**`;
+      return r.ratio === undefined ? t : `${t} (${formatRatio(r.ratio)})`;
+    };
+    out.push(`| \`${esc(c.name)}\` | ${[baseline, ...others].map(cell).join(" | ")} |`);
+  }
+  out.push("");
+  out.push(
+    `Cells: median time per operation, and in brackets that time relative to ${baseline}'s on the same case (above 1× means ${baseline} is faster).`,
+  );
+  const withNotes = new Set();
+  for (const c of report.cases)
+    for (const r of c.results)
+      if (r.note) withNotes.add(`${label.get(r.name) ?? r.name} on \`${c.name}\`: ${r.note}`);
+  if (notes.length > 0 || withNotes.size > 0) {
+    out.push("");
+    for (const n of withNotes) out.push(`- ${esc(n)}`);
+    for (const n of notes) out.push(`- n/a: ${esc(n)}`);
+  }
+
+  // sizes (codec benchmarks)
+  const keys = [
+    ...new Set(report.cases.flatMap((c) => c.results.flatMap((r) => Object.keys(r.extra ?? {})))),
+  ];
+  if (keys.length > 0) {
+    out.push("", `Sizes (${keys.join(" / ")}):`, "");
+    out.push(`| case | ${impls.map((n) => esc(label.get(n) ?? n)).join(" | ")} |`);
+    out.push(`| --- | ${impls.map(() => "--:").join(" | ")} |`);
+    for (const c of report.cases) {
+      const cells = impls.map((n) => {
+        const e = c.results.find((r) => r.name === n)?.extra;
+        return e ? keys.map((k) => (e[k] === undefined ? "" : formatBytes(e[k]))).join(" / ") : "";
+      });
+      out.push(`| \`${esc(c.name)}\` | ${cells.join(" | ")} |`);
+    }
+  }
+
+  if (report.targets?.length > 0) {
+    out.push("", "| target | result | detail |", "| --- | --- | --- |");
+    for (const t of report.targets) {
+      const mark = t.status === "PASS" ? "✅ PASS" : t.status === "MISS" ? "❌ MISS" : "➖ SKIP";
+      out.push(`| ${esc(t.label)} | ${mark} | ${esc(t.detail)} |`);
+    }
+  }
+  return out.join("\n");
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const write = args.includes("--write");
+  const inputs = args.filter((a) => a !== "--write");
+  const files = collect(inputs.length > 0 ? inputs : [path.join(root, "bench", "results")]);
+  if (files.length === 0) {
+    console.error("no JSON reports found: run e.g. `BENCH_JSON=bench/results npm run bench` first.");
+    process.exit(1);
+  }
+  const reports = files.map((f) => JSON.parse(readFileSync(f, "utf8")));
+
+  if (!write) {
+    for (const r of reports) console.log(`### ${r.capability} · ${r.runtime.name}\n\n${renderReport(r)}\n`);
+    return;
+  }
+
+  const docPath = path.join(root, "BENCHMARKS.md");
+  let doc = readFileSync(docPath, "utf8");
+  for (const r of reports) {
+    const id = `bench:${r.capability}:${r.runtime.name}`;
+    const open = `<!-- ${id} -->`;
+    const close = `<!-- /${id} -->`;
+    const start = doc.indexOf(open);
+    const end = doc.indexOf(close);
+    if (start === -1 || end === -1 || end < start) {
+      console.error(
+        `BENCHMARKS.md has no ${open} ... ${close} section; skipped ${r.capability} (${r.runtime.name})`,
+      );
+      continue;
+    }
+    doc = `${doc.slice(0, start + open.length)}\n${renderReport(r)}\n${doc.slice(end)}`;
+    console.log(`updated ${id}`);
+  }
+  writeFileSync(docPath, doc);
+}
+
+main();
