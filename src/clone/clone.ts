@@ -180,7 +180,7 @@ export function cloneObject(value: object, state: CloneState): object {
   if (seen !== undefined) return seen;
   // Proxies first: reading anything from one would run its traps, which native never does.
   const isProxy = state.isProxy;
-  if (isProxy !== null && isProxy(value)) throw new Refusal("Proxy object could not be cloned.");
+  if (isProxy?.(value)) throw new Refusal("Proxy object could not be cloned.");
   // Plain records are the bulk of real data. The prototype is read with getPrototypeOf, never through
   // `constructor`, which an own getter could shadow; the shape then confirms the exact own keys.
   const proto = getPrototypeOf(value);

@@ -155,7 +155,7 @@ function trackingByProbe(
 export function isLengthTracking(view: ArrayBufferView): boolean {
   const isDataView = typedArrayTag.call(view) === undefined;
   const parts = readView(view, isDataView);
-  return parts !== null && parts.tracking;
+  return parts?.tracking === true;
 }
 
 /** Intrinsic accessors: an own `byteLength` getter on a view or buffer must never run (the spec reads
