@@ -1,0 +1,218 @@
+// Binary format benchmark: structura serialize/deserialize against v8.serialize, msgpackr (plain and
+// { structuredClone: true }), cbor-x and JSON, on the reference cases plus a 10,000-record dataset.
+//
+//   npm run build && node --expose-gc bench/binary.mjs     (or: npm run bench -- binary)
+//   BENCH_FILTER=records BENCH_QUICK=1 node bench/binary.mjs
+//
+// Each case is measured three ways: round trip (serialize + deserialize), serialize alone (with the
+// encoded size) and deserialize alone. Every implementation's round trip is checked once against the
+// input (deep equality); one that loses data is shown as "n/a" with the reason.
+
+import { isDeepStrictEqual } from "node:util";
+import { Decoder as CborDecoder, Encoder as CborEncoder } from "cbor-x";
+import { pack as msgpackrPack, unpack as msgpackrUnpack, Packr } from "msgpackr";
+import { getCase } from "./data/reference.mjs";
+import {
+  createSuite,
+  formatRatio,
+  formatTime,
+  isBun,
+  loadBuilt,
+  runtime,
+  sizeColumns,
+  sizes,
+} from "./lib/harness.mjs";
+
+const { serialize, deserialize } = await loadBuilt(
+  () => import("../dist/binary.js"),
+  ["serialize", "deserialize"],
+);
+
+const runtimeSerializer = isBun
+  ? await (async () => {
+      const jsc = await import("bun:jsc");
+      return { name: "bun:jsc serialize", label: "jsc", encode: jsc.serialize, decode: jsc.deserialize };
+    })()
+  : await (async () => {
+      const v8 = await import("node:v8");
+      return { name: "v8 serialize", label: "v8", encode: v8.serialize, decode: v8.deserialize };
+    })();
+
+const packrClone = new Packr({ structuredClone: true });
+const cbor = new CborEncoder();
+const cborDecoder = new CborDecoder();
+
+/** 10,000 same-shape records with a nested object, a Date, an array and, on every 100th, a BigInt. */
+function records(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    out.push({
+      id: i,
+      name: `user-${i}`,
+      email: `user${i}@example.com`,
+      age: 18 + (i % 60),
+      score: ((i * 7919) % 1000) / 10,
+      active: i % 3 !== 0,
+      createdAt: new Date(1_700_000_000_000 + i * 60_000),
+      address: {
+        street: `${i} Main St`,
+        city: i % 2 ? "Springfield" : "Shelbyville",
+        zip: 10000 + (i % 9000),
+      },
+      tags: i % 2 ? ["a", "b"] : ["c"],
+      balance: i % 100 === 0 ? BigInt(i) * 1_000_000_007n : null,
+    });
+  }
+  return out;
+}
+
+const cases = [
+  { ...getCase("[10 objects]"), records: true },
+  { ...getCase("[100 objects]"), records: true },
+  getCase("[1000 numbers]"),
+  getCase("[100 strings]"),
+  getCase("nested array"),
+  { name: "10k records", value: records(10_000), json: false, cyclic: false, records: true },
+  getCase("Map(1000)"),
+  getCase("Set(1000)"),
+  getCase("cyclic graph (100)"),
+  getCase("Uint8Array 1 MB"),
+];
+
+function codecs(c) {
+  const list = [
+    { name: "structura", encode: (v) => serialize(v), decode: (b) => deserialize(b) },
+    {
+      name: runtimeSerializer.name,
+      label: runtimeSerializer.label,
+      encode: runtimeSerializer.encode,
+      decode: runtimeSerializer.decode,
+    },
+    { name: "msgpackr", encode: msgpackrPack, decode: msgpackrUnpack },
+    {
+      name: "msgpackr structuredClone",
+      label: "msgpackr sc",
+      encode: (v) => packrClone.pack(v),
+      decode: (b) => packrClone.unpack(b),
+    },
+    { name: "cbor-x", encode: (v) => cbor.encode(v), decode: (b) => cborDecoder.decode(b) },
+  ];
+  if (c.json) list.push({ name: "JSON", encode: (v) => JSON.stringify(v), decode: (s) => JSON.parse(s) });
+  return list;
+}
+
+const suite = createSuite("binary", {
+  title: "binary benchmark (structura serialize/deserialize vs v8, msgpackr, cbor-x, JSON)",
+});
+suite.header();
+
+const sizeOf = new Map(); // case name -> codec name -> bytes
+
+for (const c of cases) {
+  const v = c.value;
+  const check = (out) => (isDeepStrictEqual(out, v) ? true : "wrong result (not deeply equal to the input)");
+  const list = codecs(c);
+  const encoded = new Map();
+  const broken = new Map();
+  for (const codec of list) {
+    try {
+      const bytes = codec.encode(v);
+      encoded.set(codec.name, bytes);
+      const verdict = check(codec.decode(bytes));
+      if (verdict !== true) broken.set(codec.name, verdict);
+    } catch (err) {
+      broken.set(codec.name, `throws ${err?.name ?? "error"}: ${String(err?.message ?? err).slice(0, 60)}`);
+    }
+  }
+  const sizesHere = new Map();
+  for (const [name, bytes] of encoded) sizesHere.set(name, sizes(bytes));
+  sizeOf.set(c.name, sizesHere);
+  const impl = (codec, fn) =>
+    broken.has(codec.name)
+      ? { name: codec.name, label: codec.label, skip: broken.get(codec.name) }
+      : { name: codec.name, label: codec.label, fn, extra: sizesHere.get(codec.name) };
+  await suite.case(
+    `${c.name} · round trip`,
+    list.map((codec) => impl(codec, () => codec.decode(codec.encode(v)))),
+    { columns: sizeColumns },
+  );
+  if (process.env.BENCH_ROUNDTRIP_ONLY === "1") continue;
+  await suite.case(
+    `${c.name} · serialize`,
+    list.map((codec) => impl(codec, () => codec.encode(v))),
+  );
+  await suite.case(
+    `${c.name} · deserialize`,
+    list.map((codec) => {
+      const bytes = encoded.get(codec.name);
+      return impl(codec, () => codec.decode(bytes));
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// targets
+
+const skip = (detail) => ({ status: "SKIP", detail });
+const verdict = (ok, detail) => ({ status: ok ? "PASS" : "MISS", detail });
+const RT = (name) => `${name} · round trip`;
+
+function faster(other, factor, filter) {
+  return () => {
+    const rows = cases
+      .filter(filter)
+      .map((c) => {
+        const s = suite.median(RT(c.name), "structura");
+        const o = suite.median(RT(c.name), other);
+        return { name: c.name, r: o / s, s, o };
+      })
+      .filter((x) => Number.isFinite(x.r));
+    if (rows.length === 0) return skip("not measured");
+    const worst = rows.reduce((a, b) => (b.r < a.r ? b : a));
+    const misses = rows.filter((x) => x.r < factor);
+    const detail =
+      misses.length === 0
+        ? `${rows.length} cases; slowest margin ${worst.name} ${formatRatio(worst.r)} (${formatTime(worst.s)} vs ${formatTime(worst.o)})`
+        : `below ${factor}×: ${misses.map((x) => `${x.name} ${formatRatio(x.r)}`).join(", ")}`;
+    return verdict(misses.length === 0, detail);
+  };
+}
+
+suite.target(
+  `${runtime.name}: round trip ≥ 5× faster than ${runtimeSerializer.label} on every case`,
+  faster(runtimeSerializer.name, 5, () => true),
+);
+suite.target(
+  `${runtime.name}: round trip ≥ 1.5× faster than msgpackr structuredClone on record arrays`,
+  faster("msgpackr structuredClone", 1.5, (c) => c.records),
+);
+suite.target(`${runtime.name}: output no larger than msgpackr's on record cases`, () => {
+  const rows = cases
+    .filter((c) => c.records)
+    .map((c) => {
+      const s = sizeOf.get(c.name);
+      const mine = s.get("structura")?.bytes;
+      const theirs = Math.min(
+        s.get("msgpackr")?.bytes ?? Infinity,
+        s.get("msgpackr structuredClone")?.bytes ?? Infinity,
+      );
+      return { name: c.name, mine, theirs };
+    });
+  const bad = rows.filter((r) => !(r.mine <= r.theirs));
+  return verdict(bad.length === 0, rows.map((r) => `${r.name} ${r.mine} B vs ${r.theirs} B`).join("; "));
+});
+suite.target(`${runtime.name}: round trip within 1.5× of JSON on JSON-able data`, () => {
+  const rows = cases
+    .filter((c) => c.json)
+    .map((c) => {
+      const s = suite.median(RT(c.name), "structura");
+      const j = suite.median(RT(c.name), "JSON");
+      return { name: c.name, r: s / j };
+    })
+    .filter((x) => Number.isFinite(x.r));
+  if (rows.length === 0) return skip("not measured");
+  const bad = rows.filter((x) => x.r > 1.5);
+  return verdict(bad.length === 0, rows.map((x) => `${x.name} ${formatRatio(x.r)} JSON's time`).join("; "));
+});
+
+suite.finish();

@@ -1,0 +1,997 @@
+/**
+ * `deserialize(bytes)`: reads the binary format (docs/binary-format.md). The input is untrusted:
+ * - every read is bounds-checked, and every declared count or length is checked against the bytes that
+ *   remain before anything is allocated for it (each element takes at least one byte);
+ * - references must point at objects already decoded; records at shapes already defined;
+ * - nesting is bounded by `maxDepth` (and a stack overflow, should the caller's stack already be deep,
+ *   is reported as the same LimitError), so hostile input cannot crash the process;
+ * - keys are assigned as own data properties: a `__proto__` key never sets a prototype;
+ * - errors are rebuilt from a closed list of constructors, custom types only from the registry given.
+ * Everything the input can get wrong is reported as a DecodeError (or LimitError) with a byte offset.
+ *
+ * Records of a shape are read by a per-shape reader compiled once the shape has repeated (lazy, CSP
+ * safe: see core/host.ts `compile`), which builds each object as one literal with its final hidden class.
+ */
+
+import { DecodeError, LimitError, StructuraError, type StructuraErrorCode } from "../core/errors.ts";
+import { compile } from "../core/host.ts";
+import { type AnyCustomType, decodeCustom, type TypeRegistry } from "../core/registry.ts";
+import {
+  buildError,
+  ERROR_NAMES,
+  setErrorCause,
+  TYPED_ARRAY_ELEMENT_SIZE,
+  type TypedArrayConstructor,
+  typedArrayConstructor,
+} from "../core/types.ts";
+import {
+  ARRAY,
+  ARRAY_PROPS,
+  BIGINT_NEG,
+  BIGINT_POS,
+  DATE,
+  DATE_SECONDS,
+  ERROR_CAUSE,
+  ERROR_MESSAGE,
+  ERROR_STACK,
+  EXT,
+  FALSE,
+  FLOAT64,
+  HEADER_SIZE,
+  HOLE,
+  INT8,
+  INT16,
+  INT32,
+  MAGIC,
+  NULL,
+  OBJECT,
+  RECORD,
+  REF,
+  SHAPE_DEF,
+  STR_UTF16,
+  STR8,
+  STR16,
+  STR32,
+  TRUE,
+  UINT8,
+  UINT16,
+  UINT32,
+  UNDEFINED,
+  VERSION,
+  VIEW_TRACKING,
+  X_ARRAY_BUFFER,
+  X_BIGINT,
+  X_BOOLEAN_FALSE,
+  X_BOOLEAN_TRUE,
+  X_CUSTOM,
+  X_DATA_VIEW,
+  X_DOM_EXCEPTION,
+  X_ERROR,
+  X_GROWABLE_SHARED_BUFFER,
+  X_MAP,
+  X_NUMBER,
+  X_REGEXP,
+  X_RESIZABLE_BUFFER,
+  X_SET,
+  X_SHARED_BUFFER,
+  X_SPARSE_ARRAY,
+  X_STRING,
+  X_TYPED_ARRAY,
+} from "./tags.ts";
+
+export interface DecodeConfig {
+  registry: TypeRegistry;
+  maxDepth: number;
+  copy: boolean;
+}
+
+/** Marks an array slot or record field that is absent. Never escapes the decoder. */
+const ABSENT: unique symbol = Symbol("absent");
+/** A reference slot whose object is still being built (a custom type whose data is being read). */
+const PENDING: unique symbol = Symbol("pending");
+
+// ---------------------------------------------------------------------------------------------------
+// Per-call state (module-level for speed; saved and restored when deserialize is re-entered).
+
+let src: Uint8Array = new Uint8Array(0);
+let view: DataView = new DataView(src.buffer);
+let pos = 0;
+let end = 0;
+let refs: unknown[] = [];
+let shapes: Shape[] = [];
+let depth = 0;
+let maxDepth = 0;
+let registry: TypeRegistry | null = null;
+let copy = true;
+/** For `copy: false`: buffers aliased from the input, by ref index. */
+interface Alias {
+  /** Absolute offset of the payload in the input's ArrayBuffer, and its length. */
+  offset: number;
+  length: number;
+  /** A copy, made if the buffer is referenced as a value of its own. */
+  copy: ArrayBuffer | null;
+}
+let aliases: Map<number, Alias> | null = null;
+let active = false;
+
+function fail(code: StructuraErrorCode, message: string, at = pos): never {
+  throw new DecodeError(code, message, { offset: at });
+}
+
+function truncated(): never {
+  fail("ERR_TRUNCATED", "The input ended in the middle of a value.", end);
+}
+
+function need(n: number): void {
+  if (n > end - pos) truncated();
+}
+
+function readVarint(): number {
+  if (pos >= end) truncated();
+  let b = src[pos++]!;
+  if (b < 0x80) return b;
+  const start = pos - 1;
+  let result = b & 0x7f;
+  let scale = 128;
+  for (let i = 1; i < 8; i++) {
+    if (pos >= end) truncated();
+    b = src[pos++]!;
+    result += (b & 0x7f) * scale;
+    if (b < 0x80) {
+      if (result > Number.MAX_SAFE_INTEGER) break;
+      return result;
+    }
+    scale *= 128;
+  }
+  fail("ERR_BAD_LENGTH", "A varint is longer than 53 bits.", start);
+}
+
+/** A count of items that each take at least `each` bytes: checked against what remains. */
+function readCount(each: number): number {
+  const at = pos;
+  const n = readVarint();
+  if (n * each > end - pos) fail("ERR_BAD_LENGTH", `A count of ${n} exceeds the bytes that remain.`, at);
+  return n;
+}
+
+function depthExceeded(): never {
+  throw new LimitError("depth", maxDepth, `The input is nested deeper than maxDepth (${maxDepth}).`, {
+    offset: pos,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Entry point
+
+const STACK_OVERFLOW = /call stack/i;
+
+export function decode(bytes: Uint8Array, config: DecodeConfig): unknown {
+  if (active) return decodeReentrant(bytes, config);
+  active = true;
+  try {
+    return decodeFresh(bytes, config);
+  } finally {
+    active = false;
+  }
+}
+
+function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
+  src = bytes;
+  view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  pos = 0;
+  end = bytes.length;
+  depth = 0;
+  maxDepth = config.maxDepth;
+  registry = config.registry;
+  copy = config.copy;
+  aliases = null;
+  if (end > 0 && bytes[0] !== MAGIC) {
+    fail("ERR_VERSION", "The input is not structura binary data (wrong magic byte).", 0);
+  }
+  if (end < HEADER_SIZE) truncated();
+  if (bytes[1] !== VERSION) {
+    fail("ERR_VERSION", `Format version ${bytes[1]} is not supported (this decoder reads ${VERSION}).`, 1);
+  }
+  pos = HEADER_SIZE;
+  try {
+    const value = readValue();
+    if (pos !== end) fail("ERR_TRAILING_DATA", `${end - pos} bytes follow the value.`);
+    return value;
+  } catch (error) {
+    if (error instanceof RangeError && STACK_OVERFLOW.test(error.message)) {
+      throw new LimitError("depth", maxDepth, "The input is nested too deeply for the call stack.", {
+        offset: pos,
+      });
+    }
+    throw error;
+  } finally {
+    refs = [];
+    shapes = [];
+    src = EMPTY;
+    view = EMPTY_VIEW;
+    registry = null;
+    aliases = null;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const EMPTY_VIEW = new DataView(EMPTY.buffer);
+
+function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
+  const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases };
+  try {
+    return decodeFresh(bytes, config);
+  } finally {
+    src = saved.src;
+    view = saved.view;
+    pos = saved.pos;
+    end = saved.end;
+    refs = saved.refs;
+    shapes = saved.shapes;
+    depth = saved.depth;
+    maxDepth = saved.maxDepth;
+    registry = saved.registry;
+    copy = saved.copy;
+    aliases = saved.aliases;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Values
+
+/** A value that must be present (not an absent array slot or record field). */
+function readValue(): unknown {
+  const value = readSlot();
+  if (value === ABSENT)
+    fail("ERR_BAD_VALUE", "An absent-value marker appears outside an array or record.", pos - 1);
+  return value;
+}
+
+/** A value, or ABSENT for a hole. */
+function readSlot(): unknown {
+  if (pos >= end) truncated();
+  const b = src[pos++]!;
+  if (b < 0x80) return b;
+  if (b < 0xa0) return readUtf8(b & 0x1f);
+  if (b < 0xc0) return readRecord(b & 0x1f);
+  if (b >= 0xe0) return b >= 0xf0 ? b - 256 : readElements(b & 0x0f);
+  switch (b) {
+    case UNDEFINED:
+      return undefined;
+    case NULL:
+      return null;
+    case FALSE:
+      return false;
+    case TRUE:
+      return true;
+    case UINT8:
+      need(1);
+      return src[pos++];
+    case UINT16:
+      need(2);
+      pos += 2;
+      return view.getUint16(pos - 2, true);
+    case UINT32:
+      need(4);
+      pos += 4;
+      return view.getUint32(pos - 4, true);
+    case INT8:
+      need(1);
+      pos += 1;
+      return view.getInt8(pos - 1);
+    case INT16:
+      need(2);
+      pos += 2;
+      return view.getInt16(pos - 2, true);
+    case INT32:
+      need(4);
+      pos += 4;
+      return view.getInt32(pos - 4, true);
+    case FLOAT64:
+      need(8);
+      pos += 8;
+      return view.getFloat64(pos - 8, true);
+    case STR8:
+      need(1);
+      return readUtf8(src[pos++]!);
+    case STR16:
+      need(2);
+      pos += 2;
+      return readUtf8(view.getUint16(pos - 2, true));
+    case STR32:
+      need(4);
+      pos += 4;
+      return readUtf8(view.getUint32(pos - 4, true));
+    case STR_UTF16:
+      return readUtf16();
+    case BIGINT_POS:
+      return readBigInt(false);
+    case BIGINT_NEG:
+      return readBigInt(true);
+    case ARRAY:
+      return readArray(false);
+    case ARRAY_PROPS:
+      return readArray(true);
+    case OBJECT:
+      return readObject();
+    case SHAPE_DEF:
+      return readShapeDefinition();
+    case RECORD:
+      return readRecord(readVarint());
+    case REF:
+      return readRef();
+    case HOLE:
+      return ABSENT;
+    case DATE_SECONDS: {
+      need(4);
+      const date = new Date(view.getUint32(pos, true) * 1000);
+      pos += 4;
+      refs.push(date);
+      return date;
+    }
+    case DATE: {
+      need(8);
+      const date = new Date(view.getFloat64(pos, true));
+      pos += 8;
+      refs.push(date);
+      return date;
+    }
+    case EXT:
+      return readExtension();
+    default:
+      fail("ERR_UNKNOWN_TAG", `Unknown tag 0x${b.toString(16)}.`, pos - 1);
+  }
+}
+
+function readRef(): unknown {
+  const at = pos - 1;
+  const index = readVarint();
+  if (index >= refs.length)
+    fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which does not exist.`, at);
+  const value = refs[index];
+  if (value === PENDING) {
+    fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which is still being decoded.`, at);
+  }
+  if (aliases !== null) {
+    const alias = aliases.get(index);
+    // An aliased input buffer used as a value of its own: give a copy of its bytes, not the input.
+    if (alias !== undefined) return (alias.copy ??= copyAliased(alias));
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Strings
+
+type Utf8Slice = (this: Uint8Array, start: number, end: number) => string;
+const nodeBuffer = (globalThis as { Buffer?: { prototype?: { utf8Slice?: Utf8Slice } } }).Buffer;
+const utf8Slice: Utf8Slice | undefined =
+  typeof nodeBuffer?.prototype?.utf8Slice === "function" ? nodeBuffer.prototype.utf8Slice : undefined;
+const textDecoder = new TextDecoder();
+const fromCharCode = String.fromCharCode;
+
+function readUtf8(n: number): string {
+  if (n > end - pos) truncated();
+  const start = pos;
+  pos += n;
+  if (n <= 12) {
+    // Short ASCII strings (keys, ids, names): one fromCharCode call with explicit arguments beats a call
+    // into the runtime's UTF-8 decoder and allocates only the result.
+    const b = src;
+    let or = 0;
+    for (let i = start; i < start + n; i++) or |= b[i]!;
+    if (or < 0x80) return shortAscii(b, start, n);
+  }
+  return decodeUtf8(start, start + n);
+}
+
+function shortAscii(b: Uint8Array, i: number, n: number): string {
+  switch (n) {
+    case 0:
+      return "";
+    case 1:
+      return fromCharCode(b[i]!);
+    case 2:
+      return fromCharCode(b[i]!, b[i + 1]!);
+    case 3:
+      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!);
+    case 4:
+      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!);
+    case 5:
+      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!);
+    case 6:
+      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!);
+    case 7:
+      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!);
+    case 8:
+      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!, b[i + 7]!);
+    default: {
+      const head = fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+      );
+      return head + shortAscii(b, i + 8, n - 8);
+    }
+  }
+}
+
+function decodeUtf8(from: number, to: number): string {
+  // Invalid UTF-8 decodes with U+FFFD replacements (the encoder never writes any).
+  return utf8Slice !== undefined ? utf8Slice.call(src, from, to) : textDecoder.decode(src.subarray(from, to));
+}
+
+const UTF16_CHUNK = 4096;
+
+function readUtf16(): string {
+  const at = pos - 1;
+  const n = readVarint();
+  if (n * 2 > end - pos) fail("ERR_BAD_LENGTH", `A string of ${n} UTF-16 units exceeds the input.`, at);
+  let out = "";
+  const units: number[] = [];
+  for (let i = 0; i < n; i++) {
+    units.push(src[pos]! | (src[pos + 1]! << 8));
+    pos += 2;
+    if (units.length === UTF16_CHUNK) {
+      out += fromCharCode.apply(null, units);
+      units.length = 0;
+    }
+  }
+  return out + fromCharCode.apply(null, units);
+}
+
+function readKey(): string {
+  const at = pos;
+  const value = readSlot();
+  if (typeof value !== "string") fail("ERR_BAD_VALUE", "A property key is not a string.", at);
+  return value;
+}
+
+function readString(): string {
+  return readKey();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// BigInt
+
+function readBigInt(negative: boolean): bigint {
+  const at = pos - 1;
+  const n = readVarint();
+  if (n > end - pos) fail("ERR_BAD_LENGTH", `A BigInt of ${n} bytes exceeds the input.`, at);
+  let magnitude: bigint;
+  if (n === 8) {
+    magnitude = view.getBigUint64(pos, true);
+    pos += 8;
+  } else if (n === 0) {
+    magnitude = 0n;
+  } else {
+    let hex = "";
+    for (let i = pos + n - 1; i >= pos; i--) {
+      const b = src[i]!;
+      hex += (b < 16 ? "0" : "") + b.toString(16);
+    }
+    pos += n;
+    try {
+      magnitude = BigInt(`0x${hex}`);
+    } catch {
+      // Larger than the host's maximum BigInt size.
+      fail("ERR_BAD_LENGTH", `A BigInt of ${n} bytes is too large for this host.`, at);
+    }
+  }
+  return negative ? -magnitude : magnitude;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Arrays and objects
+
+const defineProperty = Object.defineProperty;
+
+function defineData(target: object, key: string, value: unknown): void {
+  defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+function setProperty(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") defineData(target, key, value);
+  else target[key] = value;
+}
+
+function readArray(withProps: boolean): unknown[] {
+  const n = readCount(1);
+  if (!withProps) return readElements(n);
+  const array = readElements(n);
+  depth++;
+  readArrayProps(array);
+  depth--;
+  return array;
+}
+
+function readElements(n: number): unknown[] {
+  const array: unknown[] = new Array(n);
+  refs.push(array);
+  if (++depth > maxDepth) depthExceeded();
+  for (let i = 0; i < n; i++) {
+    const item = readSlot();
+    if (item !== ABSENT) array[i] = item;
+  }
+  depth--;
+  return array;
+}
+
+function readArrayProps(array: unknown[]): void {
+  const count = readCount(2);
+  for (let i = 0; i < count; i++) {
+    const at = pos;
+    const key = readKey();
+    const item = readSlot();
+    if (item === ABSENT) continue;
+    if (key === "length") fail("ERR_BAD_VALUE", 'An array cannot have a "length" entry.', at);
+    setProperty(array as unknown as Record<string, unknown>, key, item);
+  }
+}
+
+function readSparse(): unknown[] {
+  const at = pos;
+  const length = readVarint();
+  if (length > 0xffffffff) fail("ERR_BAD_LENGTH", `Array length ${length} is out of range.`, at);
+  const array: unknown[] = [];
+  refs.push(array);
+  if (++depth > maxDepth) depthExceeded();
+  array.length = length;
+  readArrayProps(array);
+  depth--;
+  return array;
+}
+
+function readObject(): object {
+  const n = readCount(2);
+  const object: Record<string, unknown> = {};
+  refs.push(object);
+  if (++depth > maxDepth) depthExceeded();
+  for (let i = 0; i < n; i++) {
+    const key = readKey();
+    const item = readSlot();
+    if (item !== ABSENT) setProperty(object, key, item);
+  }
+  depth--;
+  return object;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Records
+
+type Reader = (refs: unknown[]) => object;
+
+interface Shape {
+  readonly keys: readonly string[];
+  /** Decodes a record of this shape; the generic loop until compiled. */
+  read: Reader | null;
+  uses: number;
+  /** false when the shape cannot be compiled (a `__proto__` key, too many keys). */
+  readonly compilable: boolean;
+}
+
+/** Records of a shape read before its reader is compiled (across messages). */
+const COMPILE_AFTER = 2;
+const MAX_COMPILED_KEYS = 64;
+/** Bound on the process-wide shape cache, so hostile inputs cannot grow it without end. */
+const MAX_CACHED_SHAPES = 4096;
+const shapeCache = new Map<string, Shape>();
+
+function readShapeDefinition(): object {
+  const at = pos - 1;
+  const n = readCount(2);
+  if (n === 0) fail("ERR_BAD_VALUE", "A shape needs at least one key.", at);
+  const keys: string[] = new Array(n);
+  for (let i = 0; i < n; i++) keys[i] = readKey();
+  const signature = n === 1 ? keys[0]! : keys.join("\u0000");
+  let shape = shapeCache.get(signature);
+  // Keys may themselves contain U+0000, so equal signatures are confirmed key by key.
+  if (shape !== undefined && !sameKeys(shape.keys, keys)) shape = undefined;
+  if (shape === undefined) {
+    shape = {
+      keys,
+      read: null,
+      uses: 0,
+      compilable: n <= MAX_COMPILED_KEYS && !keys.includes("__proto__"),
+    };
+    if (shapeCache.size >= MAX_CACHED_SHAPES) shapeCache.clear();
+    shapeCache.set(signature, shape);
+  }
+  shapes.push(shape);
+  return readWithShape(shape);
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function readRecord(id: number): object {
+  const shape = shapes[id];
+  if (shape === undefined)
+    fail("ERR_BAD_REFERENCE", `Record of shape #${id}, which is not defined.`, pos - 1);
+  return readWithShape(shape);
+}
+
+function readWithShape(shape: Shape): object {
+  if (++depth > maxDepth) depthExceeded();
+  let read = shape.read;
+  if (read === null && shape.compilable && ++shape.uses > COMPILE_AFTER) {
+    read = compileReader(shape.keys) ?? readGeneric;
+    shape.read = read;
+  }
+  const object = read === null || read === readGeneric ? readFields(shape.keys) : read(refs);
+  depth--;
+  return object;
+}
+
+/** Marks a shape whose reader could not be compiled: it uses the generic loop (never called). */
+const readGeneric: Reader = () => {
+  throw new Error("unreachable");
+};
+
+function readFields(keys: readonly string[]): object {
+  const object: Record<string, unknown> = {};
+  refs.push(object);
+  for (let i = 0; i < keys.length; i++) {
+    const item = readSlot();
+    if (item !== ABSENT) setProperty(object, keys[i]!, item);
+  }
+  return object;
+}
+
+type ReaderFactory = (readSlot: () => unknown, absent: symbol) => Reader;
+
+/**
+ * Builds, for keys `a`, `b`:
+ *
+ *   function read(refs) {
+ *     var o = { "a": undefined, "b": undefined }, x;
+ *     refs.push(o);                      // before the fields: they may refer back to it
+ *     x = readSlot(); if (x === absent) delete o["a"]; else o["a"] = x;
+ *     x = readSlot(); if (x === absent) delete o["b"]; else o["b"] = x;
+ *     return o;
+ *   }
+ *
+ * Keys are embedded as JSON string literals, which cannot break out of the string; shapes with a
+ * `__proto__` key are never compiled (in a literal it would set the prototype).
+ */
+function compileReader(keys: readonly string[]): Reader | null {
+  const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
+  let body = `return function read(refs){var o={${literal}},x;refs.push(o);`;
+  for (const key of keys) {
+    const k = JSON.stringify(key);
+    body += `x=readSlot();if(x===absent)delete o[${k}];else o[${k}]=x;`;
+  }
+  body += "return o;}";
+  const factory = compile<ReaderFactory>(["readSlot", "absent"], body);
+  return factory === null ? null : factory(readSlot, ABSENT);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Extensions
+
+function readExtension(): unknown {
+  need(1);
+  const at = pos - 1;
+  const code = src[pos++]!;
+  switch (code) {
+    case X_REGEXP: {
+      const index = reserve();
+      const source = readString();
+      const flags = readString();
+      let re: RegExp;
+      try {
+        re = new RegExp(source, flags);
+      } catch {
+        fail("ERR_BAD_VALUE", "A RegExp has an invalid source or flags.", at);
+      }
+      refs[index] = re;
+      return re;
+    }
+    case X_MAP:
+      return readMap();
+    case X_SET:
+      return readSet();
+    case X_ARRAY_BUFFER:
+    case X_RESIZABLE_BUFFER:
+    case X_SHARED_BUFFER:
+    case X_GROWABLE_SHARED_BUFFER:
+      return readBuffer(code, at);
+    case X_TYPED_ARRAY:
+    case X_DATA_VIEW:
+      return readView(code, at);
+    case X_ERROR:
+      return readError(at);
+    case X_BOOLEAN_FALSE:
+    case X_BOOLEAN_TRUE: {
+      const boxed = Object(code === X_BOOLEAN_TRUE) as object;
+      refs.push(boxed);
+      return boxed;
+    }
+    case X_NUMBER: {
+      need(8);
+      const boxed = Object(view.getFloat64(pos, true)) as object;
+      pos += 8;
+      refs.push(boxed);
+      return boxed;
+    }
+    case X_STRING: {
+      const index = reserve();
+      const boxed = Object(readString()) as object;
+      refs[index] = boxed;
+      return boxed;
+    }
+    case X_BIGINT: {
+      const index = reserve();
+      need(1);
+      const tag = src[pos++]!;
+      if (tag !== BIGINT_POS && tag !== BIGINT_NEG)
+        fail("ERR_BAD_VALUE", "A boxed BigInt holds no BigInt.", at);
+      const boxed = Object(readBigInt(tag === BIGINT_NEG)) as object;
+      refs[index] = boxed;
+      return boxed;
+    }
+    case X_SPARSE_ARRAY:
+      return readSparse();
+    case X_DOM_EXCEPTION: {
+      const index = reserve();
+      const name = readString();
+      const message = readString();
+      const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
+      if (DOMExceptionCtor === undefined) fail("ERR_UNKNOWN_TYPE", "This host has no DOMException.", at);
+      const ex = new DOMExceptionCtor(message, name);
+      refs[index] = ex;
+      return ex;
+    }
+    case X_CUSTOM:
+      return readCustom(at);
+    default:
+      fail("ERR_UNKNOWN_TAG", `Unknown extension code 0x${code.toString(16)}.`, at);
+  }
+}
+
+function reserve(): number {
+  refs.push(PENDING);
+  return refs.length - 1;
+}
+
+function readMap(): Map<unknown, unknown> {
+  const n = readCount(2);
+  const map = new Map<unknown, unknown>();
+  refs.push(map);
+  if (++depth > maxDepth) depthExceeded();
+  for (let i = 0; i < n; i++) {
+    const key = readValue();
+    map.set(key, readValue());
+  }
+  depth--;
+  return map;
+}
+
+function readSet(): Set<unknown> {
+  const n = readCount(1);
+  const set = new Set<unknown>();
+  refs.push(set);
+  if (++depth > maxDepth) depthExceeded();
+  for (let i = 0; i < n; i++) set.add(readValue());
+  depth--;
+  return set;
+}
+
+interface BufferHeader {
+  code: number;
+  max: number;
+  length: number;
+  /** Absolute offset of the payload in `src`. */
+  payload: number;
+}
+
+function readBufferHeader(code: number, at: number): BufferHeader {
+  let max = -1;
+  if (code === X_RESIZABLE_BUFFER || code === X_GROWABLE_SHARED_BUFFER) max = readVarint();
+  const length = readVarint();
+  if (max !== -1 && length > max) fail("ERR_BAD_VALUE", "A buffer is longer than its maximum length.", at);
+  need(1);
+  const pad = src[pos++]!;
+  if (pad > 7) fail("ERR_BAD_VALUE", "Buffer padding is longer than 7 bytes.", pos - 1);
+  if (pad + length > end - pos) fail("ERR_BAD_LENGTH", `A buffer of ${length} bytes exceeds the input.`, at);
+  pos += pad;
+  const payload = pos;
+  pos += length;
+  return { code, max, length, payload };
+}
+
+function makeBuffer(h: BufferHeader, at: number): ArrayBuffer | SharedArrayBuffer {
+  const bytes = src.subarray(h.payload, h.payload + h.length);
+  if (h.code === X_ARRAY_BUFFER) {
+    return bytes.slice().buffer;
+  }
+  let buffer: ArrayBuffer | SharedArrayBuffer;
+  try {
+    if (h.code === X_RESIZABLE_BUFFER) {
+      buffer = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer)(
+        h.length,
+        { maxByteLength: h.max },
+      );
+    } else {
+      if (typeof SharedArrayBuffer !== "function") {
+        fail("ERR_UNKNOWN_TYPE", "This host has no SharedArrayBuffer.", at);
+      }
+      buffer =
+        h.code === X_SHARED_BUFFER
+          ? new SharedArrayBuffer(h.length)
+          : new (
+              SharedArrayBuffer as unknown as new (
+                n: number,
+                o: { maxByteLength: number },
+              ) => SharedArrayBuffer
+            )(h.length, { maxByteLength: h.max });
+    }
+  } catch (error) {
+    if (error instanceof StructuraError) throw error;
+    fail("ERR_BAD_LENGTH", `A buffer's maximum length (${h.max}) cannot be allocated.`, at);
+  }
+  new Uint8Array(buffer).set(bytes);
+  return buffer;
+}
+
+function readBuffer(code: number, at: number): ArrayBuffer | SharedArrayBuffer {
+  const index = reserve();
+  const buffer = makeBuffer(readBufferHeader(code, at), at);
+  refs[index] = buffer;
+  return buffer;
+}
+
+function copyAliased(alias: Alias): ArrayBuffer {
+  const start = alias.offset - src.byteOffset;
+  return src.slice(start, start + alias.length).buffer;
+}
+
+interface ViewTarget {
+  buffer: ArrayBufferLike;
+  /** Added to the view's byte offset: where the buffer's bytes start in `buffer`. */
+  delta: number;
+  /** Length of the (logical) buffer. */
+  length: number;
+}
+
+/** The buffer of a view: with `copy: false` a plain ArrayBuffer payload is aliased from the input. */
+function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
+  const at = pos;
+  if (!copy && pos + 1 < end && src[pos] === EXT && src[pos + 1] === X_ARRAY_BUFFER) {
+    const save = pos;
+    pos += 2;
+    const h = readBufferHeader(X_ARRAY_BUFFER, at);
+    const absolute = src.byteOffset + h.payload;
+    if ((absolute + byteOffset) % elementSize === 0) {
+      const index = refs.length;
+      refs.push(src.buffer);
+      if (aliases === null) aliases = new Map();
+      aliases.set(index, { offset: absolute, length: h.length, copy: null });
+      return { buffer: src.buffer, delta: absolute, length: h.length };
+    }
+    pos = save;
+  }
+  if (!copy && pos < end && src[pos] === REF && aliases !== null) {
+    const save = pos;
+    pos++;
+    const index = readVarint();
+    const alias = aliases.get(index);
+    if (alias !== undefined) return { buffer: src.buffer, delta: alias.offset, length: alias.length };
+    pos = save;
+  }
+  const buffer = readValue();
+  if (!isBuffer(buffer)) fail("ERR_BAD_VALUE", "A view's buffer is not an ArrayBuffer.", at);
+  return { buffer, delta: 0, length: buffer.byteLength };
+}
+
+const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+const sabByteLength =
+  typeof SharedArrayBuffer === "function"
+    ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
+    : undefined;
+
+function isBuffer(value: unknown): value is ArrayBufferLike {
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    abByteLength.call(value);
+    return true;
+  } catch {
+    if (sabByteLength === undefined) return false;
+    try {
+      sabByteLength.call(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function readView(code: number, at: number): ArrayBufferView {
+  let ctor: TypedArrayConstructor | undefined;
+  let size = 1;
+  if (code === X_TYPED_ARRAY) {
+    need(1);
+    const id = src[pos++]!;
+    if (id >= TYPED_ARRAY_ELEMENT_SIZE.length) fail("ERR_UNKNOWN_TAG", `Unknown typed array type ${id}.`, at);
+    ctor = typedArrayConstructor(id);
+    if (ctor === undefined) fail("ERR_UNKNOWN_TYPE", `This host has no typed array type ${id}.`, at);
+    size = TYPED_ARRAY_ELEMENT_SIZE[id]!;
+  }
+  need(1);
+  const flags = src[pos++]!;
+  if (flags > VIEW_TRACKING) fail("ERR_BAD_VALUE", "Unknown view flags.", pos - 1);
+  const tracking = flags === VIEW_TRACKING;
+  const byteOffset = readVarint();
+  const length = tracking ? 0 : readVarint();
+  const target = readViewBuffer(size, byteOffset);
+  if (
+    byteOffset % size !== 0 ||
+    byteOffset > target.length ||
+    (!tracking && length * size > target.length - byteOffset)
+  ) {
+    fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
+  }
+  let out: ArrayBufferView;
+  try {
+    const offset = target.delta + byteOffset;
+    if (ctor === undefined) {
+      out = tracking ? new DataView(target.buffer, offset) : new DataView(target.buffer, offset, length);
+    } else {
+      out = tracking ? new ctor(target.buffer, offset) : new ctor(target.buffer, offset, length);
+    }
+  } catch {
+    fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
+  }
+  refs.push(out);
+  return out;
+}
+
+function readError(at: number): Error {
+  need(2);
+  const nameId = src[pos++]!;
+  const flags = src[pos++]!;
+  const name = ERROR_NAMES[nameId];
+  if (name === undefined) fail("ERR_BAD_VALUE", `Unknown error name id ${nameId}.`, at);
+  if (flags > 7) fail("ERR_BAD_VALUE", "Unknown error flags.", at);
+  const index = reserve();
+  const message = flags & ERROR_MESSAGE ? readString() : undefined;
+  const stack = flags & ERROR_STACK ? readString() : undefined;
+  const error = buildError(name, message, stack);
+  refs[index] = error;
+  if (flags & ERROR_CAUSE) {
+    if (++depth > maxDepth) depthExceeded();
+    setErrorCause(error, readValue());
+    depth--;
+  }
+  return error;
+}
+
+function readCustom(at: number): unknown {
+  const index = reserve();
+  const name = readString();
+  const type: AnyCustomType | undefined = registry?.byName(name);
+  if (type === undefined) fail("ERR_UNKNOWN_TYPE", `Custom type "${name}" is not registered.`, at);
+  if (++depth > maxDepth) depthExceeded();
+  const data = readValue();
+  depth--;
+  let value: unknown;
+  try {
+    value = decodeCustom(type, data);
+  } catch (error) {
+    if (error instanceof StructuraError) throw error;
+    throw new DecodeError("ERR_BAD_VALUE", `The custom type "${name}" failed to decode its data.`, {
+      offset: at,
+      cause: error,
+    });
+  }
+  refs[index] = value;
+  return value;
+}

@@ -1,0 +1,1085 @@
+/**
+ * `serialize(value)`: one pass over the value graph writing the binary format (docs/binary-format.md).
+ *
+ * Why it is fast:
+ * - one output buffer per process, reused across calls and grown geometrically; every write path checks
+ *   `pos > safeEnd` once and may then write up to SLACK bytes without further bounds checks;
+ * - short strings are encoded by an inline UTF-8 loop, long ones by `TextEncoder.encodeInto` straight
+ *   into the output;
+ * - plain objects are written as records: the key list of a shape is written once per message and each
+ *   later object of that shape writes only its values. Shapes are found through a process-wide
+ *   transition tree (key by key), with the last two shapes checked first;
+ * - typed-array payloads are copied with `set`, never byte by byte.
+ */
+
+import { DataCloneError, describeValue, LimitError, StructuraError } from "../core/errors.ts";
+import { proxyDetector } from "../core/host.ts";
+import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
+import { type AnyCustomType, encodeCustom, type TypeRegistry } from "../core/registry.ts";
+import {
+  classifyUnproxied,
+  dateTime,
+  Kind,
+  mapEntryList,
+  readError,
+  readView,
+  regexpParts,
+  setValueList,
+  unbox,
+} from "../core/types.ts";
+import {
+  ALIGNMENT,
+  ARRAY,
+  ARRAY_PROPS,
+  BIGINT_NEG,
+  BIGINT_POS,
+  DATE,
+  DATE_SECONDS,
+  ERROR_CAUSE,
+  ERROR_MESSAGE,
+  ERROR_STACK,
+  EXT,
+  FALSE,
+  FIXARRAY,
+  FIXREC,
+  FIXSTR,
+  FLOAT64,
+  HEADER_SIZE,
+  HOLE,
+  INT8,
+  INT16,
+  INT32,
+  MAGIC,
+  NULL,
+  OBJECT,
+  RECORD,
+  REF,
+  SHAPE_DEF,
+  STR_UTF16,
+  STR8,
+  STR16,
+  STR32,
+  TRUE,
+  UINT8,
+  UINT16,
+  UINT32,
+  UNDEFINED,
+  VERSION,
+  VIEW_TRACKING,
+  X_ARRAY_BUFFER,
+  X_BIGINT,
+  X_BOOLEAN_FALSE,
+  X_BOOLEAN_TRUE,
+  X_CUSTOM,
+  X_DATA_VIEW,
+  X_DOM_EXCEPTION,
+  X_ERROR,
+  X_GROWABLE_SHARED_BUFFER,
+  X_MAP,
+  X_NUMBER,
+  X_REGEXP,
+  X_RESIZABLE_BUFFER,
+  X_SET,
+  X_SHARED_BUFFER,
+  X_SPARSE_ARRAY,
+  X_STRING,
+  X_TYPED_ARRAY,
+} from "./tags.ts";
+
+// ---------------------------------------------------------------------------------------------------
+// Refusals
+
+/**
+ * A refusal on its way out: not an Error (no stack capture while it unwinds); containers add their key
+ * to `segments`, and `serialize` turns it into a DataCloneError with the rendered path.
+ */
+class Refusal {
+  readonly segments: PathSegment[] = [];
+  constructor(readonly message: string) {}
+}
+
+function refuse(value: unknown, why = "could not be serialized."): Refusal {
+  return new Refusal(`${describeValue(value)} ${why}`);
+}
+
+function annotate(error: unknown, segment: PathSegment): unknown {
+  if (error instanceof Refusal) error.segments.push(segment);
+  return error;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writer
+
+/** Bytes any single scalar write may use after one `pos > safeEnd` check. */
+const SLACK = 32;
+const INITIAL_SIZE = 8192;
+/** A buffer grown past this is not kept for the next call. */
+const KEEP_LIMIT = 4 * 1024 * 1024;
+
+let target = new Uint8Array(0);
+let view = new DataView(target.buffer);
+let pos = 0;
+let safeEnd = -1;
+
+function grow(need: number): void {
+  const wanted = pos + need + SLACK;
+  let size = target.length * 2;
+  if (size < wanted) size = wanted;
+  if (size < INITIAL_SIZE) size = INITIAL_SIZE;
+  size = Math.ceil(size / 4096) * 4096;
+  const next = new Uint8Array(size);
+  if (pos > 0) next.set(target.subarray(0, pos));
+  target = next;
+  view = new DataView(next.buffer);
+  safeEnd = size - SLACK;
+}
+
+function ensure(n: number): void {
+  if (pos + n > safeEnd) grow(n);
+}
+
+function writeVarint(n: number): void {
+  // Callers have ensured SLACK bytes; a varint of a number below 2^53 takes at most 8.
+  const t = target;
+  while (n >= 0x80) {
+    t[pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  t[pos++] = n;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Per-call state (module-level for speed; saved and restored when serialize is re-entered from a
+// custom type's encode function).
+
+/**
+ * The objects written so far, by reference index. Small messages are the common case and a linear scan
+ * of a few entries beats hashing, so the first SMALL_MEMO objects live in an array; past that a Map
+ * takes over.
+ */
+let memoList: (object | undefined)[] = [];
+let memo: Map<object, number> | null = null;
+const SMALL_MEMO = 24;
+
+function remember(value: object): number {
+  const index = nextRef++;
+  if (memo !== null) memo.set(value, index);
+  else if (index < SMALL_MEMO) memoList[index] = value;
+  else {
+    memo = new Map();
+    for (let i = 0; i < index; i++) memo.set(memoList[i]!, i);
+    memo.set(value, index);
+  }
+  return index;
+}
+
+function recall(value: object): number {
+  if (memo !== null) return memo.get(value) ?? -1;
+  // Without the Map, every object so far is in the list (fewer than SMALL_MEMO).
+  const list = memoList;
+  const n = nextRef;
+  for (let i = 0; i < n; i++) if (list[i] === value) return i;
+  return -1;
+}
+
+function forget(): void {
+  memo = null;
+  const list = memoList;
+  const n = Math.min(nextRef, SMALL_MEMO);
+  for (let i = 0; i < n; i++) list[i] = undefined;
+}
+let nextRef = 0;
+let epoch = 0;
+let nextShape = 0;
+let depth = 0;
+let maxDepth = 0;
+let registry: TypeRegistry | null = null;
+let pendingCustom: Set<number> | null = null;
+let isProxy: ((value: object) => boolean) | null = null;
+let lastShape: ShapeNode | null = null;
+let prevShape: ShapeNode | null = null;
+
+// ---------------------------------------------------------------------------------------------------
+// Shapes
+
+class ShapeNode {
+  next: Map<string, ShapeNode> | null = null;
+  /** Set on the node where a key list ends. */
+  keys: readonly string[] | null = null;
+  /** The message (epoch) in which this shape was last defined, and its id there. */
+  epoch = 0;
+  id = 0;
+}
+
+/** Records with more keys are written as plain key/value objects. */
+const MAX_SHAPE_KEYS = 256;
+/** Bound on the transition tree, so adversarial key sets cannot grow memory without end. */
+const MAX_NODES = 32768;
+let root = new ShapeNode();
+let nodeCount = 0;
+
+function lookupShape(keys: readonly string[]): ShapeNode {
+  let node = root;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    let next = node.next;
+    if (next === null) next = node.next = new Map();
+    let child = next.get(key);
+    if (child === undefined) {
+      if (++nodeCount > MAX_NODES) {
+        root = new ShapeNode();
+        nodeCount = 0;
+        return lookupShape(keys);
+      }
+      child = new ShapeNode();
+      next.set(key, child);
+    }
+    node = child;
+  }
+  if (node.keys === null) node.keys = keys;
+  return node;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  const n = a.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Entry point
+
+export interface EncodeConfig {
+  registry: TypeRegistry;
+  maxDepth: number;
+}
+
+const STACK_OVERFLOW = /call stack/i;
+
+let active = false;
+
+export function encode(value: unknown, config: EncodeConfig): Uint8Array {
+  if (active) return encodeReentrant(value, config);
+  active = true;
+  try {
+    return encodeFresh(value, config);
+  } finally {
+    active = false;
+  }
+}
+
+function encodeFresh(value: unknown, config: EncodeConfig): Uint8Array {
+  if (target.length === 0) grow(INITIAL_SIZE);
+  registry = config.registry.size === 0 ? null : config.registry;
+  maxDepth = config.maxDepth;
+  isProxy = proxyDetector();
+  epoch++;
+  nextShape = 0;
+  nextRef = 0;
+  depth = 0;
+  lastShape = prevShape = null;
+  pos = 0;
+  const t = target;
+  t[0] = MAGIC;
+  t[1] = VERSION;
+  pos = HEADER_SIZE;
+  try {
+    writeValue(value);
+  } catch (error) {
+    pos = 0;
+    throw convertError(error);
+  } finally {
+    forget();
+    pendingCustom = null;
+    registry = null;
+    depth = 0;
+  }
+  const end = pos;
+  pos = 0;
+  let out: Uint8Array;
+  if (end > (target.length >> 1) + (target.length >> 2)) {
+    // Mostly full: hand the buffer itself over instead of copying it, and start afresh next time.
+    out = target.subarray(0, end);
+    target = new Uint8Array(0);
+    safeEnd = -1;
+  } else {
+    out = target.slice(0, end);
+    if (target.length > KEEP_LIMIT) {
+      target = new Uint8Array(0);
+      safeEnd = -1;
+    }
+  }
+  return out;
+}
+
+function convertError(error: unknown): unknown {
+  if (error instanceof Refusal) {
+    return new DataCloneError(error.message, formatPath(error.segments.reverse()));
+  }
+  if (error instanceof RangeError && STACK_OVERFLOW.test(error.message)) {
+    return new LimitError("depth", maxDepth, "The value is nested too deeply for the call stack.");
+  }
+  return error;
+}
+
+/** serialize() called from inside a custom type's encode: run on a fresh writer, then restore. */
+function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
+  const saved = {
+    target,
+    view,
+    pos,
+    safeEnd,
+    memo,
+    memoList,
+    nextRef,
+    epoch,
+    nextShape,
+    depth,
+    maxDepth,
+    registry,
+    pendingCustom,
+    isProxy,
+    lastShape,
+    prevShape,
+  };
+  target = new Uint8Array(0);
+  safeEnd = -1;
+  pos = 0;
+  memo = null;
+  memoList = [];
+  depth = 0;
+  // Shapes defined in the outer message keep their ids: give the inner message its own epoch, and the
+  // outer one a fresh epoch afterwards would lose its definitions, so inner shapes use a private tree.
+  const savedRoot = root;
+  const savedCount = nodeCount;
+  root = new ShapeNode();
+  nodeCount = 0;
+  try {
+    return encodeFresh(value, config);
+  } finally {
+    root = savedRoot;
+    nodeCount = savedCount;
+    target = saved.target;
+    view = saved.view;
+    pos = saved.pos;
+    safeEnd = saved.safeEnd;
+    memo = saved.memo;
+    memoList = saved.memoList;
+    nextRef = saved.nextRef;
+    epoch = saved.epoch;
+    nextShape = saved.nextShape;
+    depth = saved.depth;
+    maxDepth = saved.maxDepth;
+    registry = saved.registry;
+    pendingCustom = saved.pendingCustom;
+    isProxy = saved.isProxy;
+    lastShape = saved.lastShape;
+    prevShape = saved.prevShape;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Values
+
+function writeValue(value: unknown): void {
+  if (pos > safeEnd) grow(SLACK);
+  switch (typeof value) {
+    case "string":
+      writeString(value);
+      return;
+    case "number":
+      writeNumber(value);
+      return;
+    case "object":
+      if (value === null) target[pos++] = NULL;
+      else writeObject(value);
+      return;
+    case "boolean":
+      target[pos++] = value ? TRUE : FALSE;
+      return;
+    case "undefined":
+      target[pos++] = UNDEFINED;
+      return;
+    case "bigint":
+      writeBigInt(value);
+      return;
+    default:
+      throw refuse(value);
+  }
+}
+
+function writeNumber(n: number): void {
+  const t = target;
+  const i = n | 0;
+  if (i === n && (i !== 0 || 1 / n > 0)) {
+    if (i >= 0) {
+      if (i < 0x80) t[pos++] = i;
+      else if (i < 0x100) {
+        t[pos++] = UINT8;
+        t[pos++] = i;
+      } else if (i < 0x10000) {
+        t[pos++] = UINT16;
+        t[pos++] = i;
+        t[pos++] = i >>> 8;
+      } else {
+        t[pos++] = UINT32;
+        view.setUint32(pos, i, true);
+        pos += 4;
+      }
+    } else if (i >= -16) t[pos++] = i & 0xff;
+    else if (i >= -0x80) {
+      t[pos++] = INT8;
+      t[pos++] = i & 0xff;
+    } else if (i >= -0x8000) {
+      t[pos++] = INT16;
+      t[pos++] = i;
+      t[pos++] = i >> 8;
+    } else {
+      t[pos++] = INT32;
+      view.setInt32(pos, i, true);
+      pos += 4;
+    }
+  } else if (n >>> 0 === n && n !== 0) {
+    t[pos++] = UINT32;
+    view.setUint32(pos, n, true);
+    pos += 4;
+  } else {
+    t[pos++] = FLOAT64;
+    view.setFloat64(pos, n, true);
+    pos += 8;
+  }
+}
+
+const textEncoder = new TextEncoder();
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function wellFormed(s: string): boolean {
+  return isWellFormed !== undefined ? isWellFormed.call(s) : !LONE_SURROGATE.test(s);
+}
+
+/** Strings up to this many UTF-16 units go through the inline loop. */
+const INLINE_STRING = 64;
+
+function writeString(s: string): void {
+  const n = s.length;
+  if (n < INLINE_STRING) {
+    ensure(n * 3 + 8);
+    const t = target;
+    const start = pos;
+    const headerSize = n < 32 ? 1 : 2;
+    let p = start + headerSize;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) t[p++] = c;
+      else if (c < 0x800) {
+        t[p++] = 0xc0 | (c >> 6);
+        t[p++] = 0x80 | (c & 0x3f);
+      } else if ((c & 0xf800) !== 0xd800) {
+        t[p++] = 0xe0 | (c >> 12);
+        t[p++] = 0x80 | ((c >> 6) & 0x3f);
+        t[p++] = 0x80 | (c & 0x3f);
+      } else {
+        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (c > 0xdbff || (d & 0xfc00) !== 0xdc00) {
+          // A lone surrogate has no UTF-8 form: this string goes as UTF-16.
+          writeUtf16(s);
+          return;
+        }
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        t[p++] = 0xf0 | (cp >> 18);
+        t[p++] = 0x80 | ((cp >> 12) & 0x3f);
+        t[p++] = 0x80 | ((cp >> 6) & 0x3f);
+        t[p++] = 0x80 | (cp & 0x3f);
+      }
+    }
+    const length = p - start - headerSize;
+    if (length < 32) {
+      t[start] = FIXSTR | length;
+    } else {
+      if (headerSize === 1) {
+        // The header guess (by UTF-16 length) was one byte short: move the bytes up by one.
+        t.copyWithin(start + 2, start + 1, p);
+        p++;
+      }
+      t[start] = STR8;
+      t[start + 1] = length;
+    }
+    pos = p;
+    return;
+  }
+  if (!wellFormed(s)) {
+    writeUtf16(s);
+    return;
+  }
+  const max = n * 3;
+  const headerSize = max < 0x100 ? 2 : max < 0x10000 ? 3 : 5;
+  ensure(max + headerSize);
+  const start = pos;
+  const written = textEncoder.encodeInto(s, target.subarray(start + headerSize)).written;
+  if (headerSize === 2) {
+    target[start] = STR8;
+    target[start + 1] = written;
+  } else if (headerSize === 3) {
+    target[start] = STR16;
+    view.setUint16(start + 1, written, true);
+  } else {
+    target[start] = STR32;
+    view.setUint32(start + 1, written, true);
+  }
+  pos = start + headerSize + written;
+}
+
+/** A string with lone surrogates: its UTF-16 code units, little-endian. */
+function writeUtf16(s: string): void {
+  const n = s.length;
+  ensure(n * 2 + 16);
+  const t = target;
+  t[pos++] = STR_UTF16;
+  writeVarint(n);
+  let p = pos;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    t[p++] = c;
+    t[p++] = c >> 8;
+  }
+  pos = p;
+}
+
+const BIG_64 = 0xffffffffffffffffn;
+
+function writeBigInt(value: bigint): void {
+  const negative = value < 0n;
+  const magnitude = negative ? -value : value;
+  target[pos++] = negative ? BIGINT_NEG : BIGINT_POS;
+  if (magnitude <= BIG_64) {
+    target[pos++] = 8;
+    view.setBigUint64(pos, magnitude, true);
+    pos += 8;
+    return;
+  }
+  const hex = magnitude.toString(16);
+  const count = (hex.length + 1) >> 1;
+  ensure(count + 16);
+  writeVarint(count);
+  // Little-endian: the last two hex digits are the first byte.
+  const t = target;
+  let end = hex.length;
+  for (let i = 0; i < count; i++) {
+    const startDigit = Math.max(end - 2, 0);
+    t[pos++] = Number.parseInt(hex.slice(startDigit, end), 16);
+    end = startDigit;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Objects
+
+const getPrototypeOf = Object.getPrototypeOf;
+const keysOf = Object.keys;
+const hasOwn = Object.prototype.hasOwnProperty;
+const ObjectProto = Object.prototype;
+const ArrayProto = Array.prototype;
+const isArray = Array.isArray;
+
+function writeRef(index: number): void {
+  if (pendingCustom?.has(index)) {
+    throw new Refusal(
+      "A custom type's data refers back to the custom object itself; such cycles cannot be serialized.",
+    );
+  }
+  target[pos++] = REF;
+  writeVarint(index);
+}
+
+function depthExceeded(): never {
+  throw new LimitError("depth", maxDepth, `The value is nested deeper than maxDepth (${maxDepth}).`);
+}
+
+function writeObject(value: object): void {
+  const ref = recall(value);
+  if (ref !== -1) {
+    writeRef(ref);
+    return;
+  }
+  if (registry !== null) {
+    const type = registry.find(value);
+    if (type !== undefined) {
+      writeCustom(value, type);
+      return;
+    }
+  }
+  // Proxies are refused (as structured clone does) before anything, even a prototype lookup, could
+  // run one of their traps.
+  if (isProxy?.(value)) throw refuse(value);
+  const proto = getPrototypeOf(value);
+  if (proto === ObjectProto) {
+    const keys = keysOf(value);
+    if (keys.length === 0 || isDigit(keys[0]!.charCodeAt(0))) {
+      // Objects with internal slots but an ordinary prototype (a Date or an array whose prototype was
+      // swapped, `arguments`) usually have no own keys or index keys: only those take the full check.
+      const kind = classifyUnproxied(value);
+      if (kind !== Kind.Object) {
+        writeByKind(value, kind);
+        return;
+      }
+    }
+    writeRecord(value, keys);
+    return;
+  }
+  if (proto === ArrayProto && isArray(value)) {
+    writeArray(value as unknown[]);
+    return;
+  }
+  writeByKind(value, classifyUnproxied(value));
+}
+
+function writeRecord(value: object, keys: string[]): void {
+  const n = keys.length;
+  remember(value);
+  if (n === 0) {
+    target[pos++] = OBJECT;
+    target[pos++] = 0;
+    return;
+  }
+  if (++depth > maxDepth) depthExceeded();
+  if (n > MAX_SHAPE_KEYS) {
+    target[pos++] = OBJECT;
+    writeVarint(n);
+    writeEntries(value, keys, n);
+    depth--;
+    return;
+  }
+  let shape = lastShape;
+  if (shape === null || !sameKeys(shape.keys!, keys)) {
+    shape = prevShape;
+    if (shape === null || !sameKeys(shape.keys!, keys)) shape = lookupShape(keys);
+    prevShape = lastShape;
+    lastShape = shape;
+  }
+  if (shape.epoch !== epoch) {
+    shape.epoch = epoch;
+    shape.id = nextShape++;
+    target[pos++] = SHAPE_DEF;
+    writeVarint(n);
+    for (let i = 0; i < n; i++) {
+      if (pos > safeEnd) grow(SLACK);
+      writeString(keys[i]!);
+    }
+  } else {
+    const id = shape.id;
+    if (id < 32) target[pos++] = FIXREC | id;
+    else {
+      target[pos++] = RECORD;
+      writeVarint(id);
+    }
+  }
+  const source = value as Record<string, unknown>;
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      const key = keys[i]!;
+      const item = source[key];
+      if (item === undefined && !hasOwn.call(source, key)) {
+        // A getter earlier in the walk deleted this key: the record marks it absent.
+        if (pos > safeEnd) grow(SLACK);
+        target[pos++] = HOLE;
+      } else writeValue(item);
+    }
+  } catch (error) {
+    throw annotate(error, keys[i]!);
+  }
+  depth--;
+}
+
+/** key/value pairs, for OBJECT and the property lists of arrays. Keys present in `keys` but deleted
+ * during the walk are written with a HOLE value. */
+function writeEntries(value: object, keys: readonly string[], n: number): void {
+  const source = value as Record<string, unknown>;
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      const key = keys[i]!;
+      if (pos > safeEnd) grow(SLACK);
+      writeString(key);
+      const item = source[key];
+      if (item === undefined && !hasOwn.call(source, key)) {
+        if (pos > safeEnd) grow(SLACK);
+        target[pos++] = HOLE;
+      } else writeValue(item);
+    }
+  } catch (error) {
+    throw annotate(error, keys[i]!);
+  }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isIndexKey(key: string, length: number): boolean {
+  if (!isDigit(key.charCodeAt(0))) return false;
+  const index = Number(key);
+  return Number.isInteger(index) && index < length && String(index) === key;
+}
+
+function writeArray(array: unknown[]): void {
+  remember(array);
+  if (++depth > maxDepth) depthExceeded();
+  const n = array.length;
+  // Object.keys lists the present indices, then any other own enumerable properties: it tells holes
+  // and extra properties apart from a plain dense array.
+  const keys = keysOf(array);
+  if (n > 16 && keys.length < n / 2) {
+    writeSparse(array, keys, n);
+    depth--;
+    return;
+  }
+  const tagAt = pos;
+  if (n < 16) target[pos++] = FIXARRAY | n;
+  else {
+    target[pos++] = ARRAY;
+    writeVarint(n);
+  }
+  let present = 0;
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      const item = array[i];
+      if (item === undefined && !(i in array)) {
+        if (pos > safeEnd) grow(SLACK);
+        target[pos++] = HOLE;
+      } else {
+        present++;
+        writeValue(item);
+      }
+    }
+  } catch (error) {
+    throw annotate(error, i);
+  }
+  if (keys.length !== present) {
+    // Extra own properties: keys past the indices (a getter may have changed things; recount).
+    const extra: string[] = [];
+    for (let k = 0; k < keys.length; k++) if (!isIndexKey(keys[k]!, n)) extra.push(keys[k]!);
+    if (extra.length > 0) {
+      if (n < 16) {
+        // The short form has no room for properties: widen the header (ARRAY_PROPS, varint length).
+        if (pos > safeEnd) grow(SLACK);
+        target.copyWithin(tagAt + 2, tagAt + 1, pos);
+        pos++;
+        target[tagAt + 1] = n;
+      }
+      target[tagAt] = ARRAY_PROPS;
+      if (pos > safeEnd) grow(SLACK);
+      writeVarint(extra.length);
+      writeEntries(array, extra, extra.length);
+    }
+  }
+  depth--;
+}
+
+function writeSparse(array: unknown[], keys: readonly string[], n: number): void {
+  ensure(SLACK);
+  target[pos++] = EXT;
+  target[pos++] = X_SPARSE_ARRAY;
+  writeVarint(n);
+  writeVarint(keys.length);
+  writeEntries(array, keys, keys.length);
+}
+
+function writeByKind(value: object, kind: Kind): void {
+  const t = target;
+  switch (kind) {
+    case Kind.Object:
+      writeRecord(value, keysOf(value));
+      return;
+    case Kind.Array:
+      writeArray(value as unknown[]);
+      return;
+    case Kind.Date: {
+      remember(value);
+      const time = dateTime(value);
+      const seconds = time / 1000;
+      if (seconds >>> 0 === seconds && (time !== 0 || 1 / time > 0)) {
+        t[pos++] = DATE_SECONDS;
+        view.setUint32(pos, seconds, true);
+        pos += 4;
+      } else {
+        t[pos++] = DATE;
+        view.setFloat64(pos, time, true);
+        pos += 8;
+      }
+      return;
+    }
+    case Kind.RegExp: {
+      remember(value);
+      const { source, flags } = regexpParts(value as RegExp);
+      t[pos++] = EXT;
+      t[pos++] = X_REGEXP;
+      writeString(source);
+      if (pos > safeEnd) grow(SLACK);
+      writeString(flags);
+      return;
+    }
+    case Kind.BooleanObject:
+      remember(value);
+      t[pos++] = EXT;
+      t[pos++] = unbox(kind, value) ? X_BOOLEAN_TRUE : X_BOOLEAN_FALSE;
+      return;
+    case Kind.NumberObject:
+      remember(value);
+      t[pos++] = EXT;
+      t[pos++] = X_NUMBER;
+      view.setFloat64(pos, unbox(kind, value) as number, true);
+      pos += 8;
+      return;
+    case Kind.StringObject:
+      remember(value);
+      t[pos++] = EXT;
+      t[pos++] = X_STRING;
+      writeString(unbox(kind, value) as string);
+      return;
+    case Kind.BigIntObject:
+      remember(value);
+      t[pos++] = EXT;
+      t[pos++] = X_BIGINT;
+      writeBigInt(unbox(kind, value) as bigint);
+      return;
+    case Kind.Map:
+      writeMap(value as Map<unknown, unknown>);
+      return;
+    case Kind.Set:
+      writeSet(value as Set<unknown>);
+      return;
+    case Kind.ArrayBuffer:
+      writeArrayBuffer(value as ArrayBuffer);
+      return;
+    case Kind.SharedArrayBuffer:
+      writeSharedBuffer(value as SharedArrayBuffer);
+      return;
+    case Kind.TypedArray:
+    case Kind.DataView:
+      writeView(value as ArrayBufferView, kind);
+      return;
+    case Kind.Error:
+      writeError(value);
+      return;
+    case Kind.DOMException: {
+      remember(value);
+      const ex = value as DOMException;
+      t[pos++] = EXT;
+      t[pos++] = X_DOM_EXCEPTION;
+      writeString(ex.name);
+      if (pos > safeEnd) grow(SLACK);
+      writeString(ex.message);
+      return;
+    }
+    case Kind.Blob:
+    case Kind.File:
+      throw refuse(
+        value,
+        "cannot be serialized: its bytes can only be read asynchronously. Register a custom type that converts it (e.g. to an ArrayBuffer read beforehand).",
+      );
+    case Kind.Host:
+      throw refuse(value, "is a host object the binary format cannot hold.");
+    default:
+      throw refuse(value);
+  }
+}
+
+function writeMap(map: Map<unknown, unknown>): void {
+  remember(map);
+  if (++depth > maxDepth) depthExceeded();
+  // The spec snapshots the entries before serializing any of them.
+  const entries = mapEntryList(map);
+  const n = entries.length;
+  target[pos++] = EXT;
+  target[pos++] = X_MAP;
+  writeVarint(n);
+  for (let i = 0; i < n; i++) {
+    const entry = entries[i]!;
+    try {
+      writeValue(entry[0]);
+    } catch (error) {
+      throw annotate(error, mapEntrySegment(i, "key"));
+    }
+    try {
+      writeValue(entry[1]);
+    } catch (error) {
+      throw annotate(error, mapEntrySegment(i, "value"));
+    }
+  }
+  depth--;
+}
+
+function writeSet(set: Set<unknown>): void {
+  remember(set);
+  if (++depth > maxDepth) depthExceeded();
+  const values = setValueList(set);
+  const n = values.length;
+  target[pos++] = EXT;
+  target[pos++] = X_SET;
+  writeVarint(n);
+  for (let i = 0; i < n; i++) {
+    try {
+      writeValue(values[i]);
+    } catch (error) {
+      throw annotate(error, setMemberSegment(i));
+    }
+  }
+  depth--;
+}
+
+/** Zero padding so the payload that follows starts at a multiple of ALIGNMENT. */
+function writePadding(): void {
+  const pad = (ALIGNMENT - ((pos + 1) % ALIGNMENT)) % ALIGNMENT;
+  target[pos++] = pad;
+  for (let i = 0; i < pad; i++) target[pos++] = 0;
+}
+
+function writeBytes(bytes: Uint8Array): void {
+  ensure(bytes.length + SLACK);
+  writePadding();
+  target.set(bytes, pos);
+  pos += bytes.length;
+}
+
+// Buffers are read through the intrinsic getters (by slot): a buffer whose prototype was swapped or
+// that has own properties shadowing these must still serialize as what it is.
+type Getter = (this: unknown) => unknown;
+function intrinsic(proto: object | undefined, key: string): Getter | undefined {
+  return proto === undefined
+    ? undefined
+    : (Object.getOwnPropertyDescriptor(proto, key)?.get as Getter | undefined);
+}
+const SharedProto = typeof SharedArrayBuffer === "function" ? SharedArrayBuffer.prototype : undefined;
+const abByteLength = intrinsic(ArrayBuffer.prototype, "byteLength")!;
+const abDetached = intrinsic(ArrayBuffer.prototype, "detached");
+const abResizable = intrinsic(ArrayBuffer.prototype, "resizable");
+const abMaxByteLength = intrinsic(ArrayBuffer.prototype, "maxByteLength");
+const sabByteLength = intrinsic(SharedProto, "byteLength");
+const sabGrowable = intrinsic(SharedProto, "growable");
+const sabMaxByteLength = intrinsic(SharedProto, "maxByteLength");
+
+function isDetached(buffer: ArrayBuffer): boolean {
+  if (abDetached !== undefined) return abDetached.call(buffer) === true;
+  if (abByteLength.call(buffer) !== 0) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function writeArrayBuffer(buffer: ArrayBuffer): void {
+  const byteLength = abByteLength.call(buffer) as number;
+  if (byteLength === 0 && isDetached(buffer)) {
+    throw new Refusal("An ArrayBuffer is detached and could not be serialized.");
+  }
+  remember(buffer);
+  target[pos++] = EXT;
+  if (abResizable !== undefined && abResizable.call(buffer) === true) {
+    target[pos++] = X_RESIZABLE_BUFFER;
+    writeVarint(abMaxByteLength!.call(buffer) as number);
+  } else {
+    target[pos++] = X_ARRAY_BUFFER;
+  }
+  writeVarint(byteLength);
+  writeBytes(new Uint8Array(buffer, 0, byteLength));
+}
+
+function writeSharedBuffer(buffer: SharedArrayBuffer): void {
+  // Memory cannot be shared through a byte stream: the bytes are copied and decode as a new
+  // SharedArrayBuffer (growable with the same maximum, if it was growable).
+  remember(buffer);
+  const byteLength = sabByteLength!.call(buffer) as number;
+  target[pos++] = EXT;
+  if (sabGrowable !== undefined && sabGrowable.call(buffer) === true) {
+    target[pos++] = X_GROWABLE_SHARED_BUFFER;
+    writeVarint(sabMaxByteLength!.call(buffer) as number);
+  } else target[pos++] = X_SHARED_BUFFER;
+  writeVarint(byteLength);
+  writeBytes(new Uint8Array(buffer, 0, byteLength));
+}
+
+function writeView(view: ArrayBufferView, kind: Kind): void {
+  const parts = readView(view, kind === Kind.DataView);
+  if (parts === null) throw refuse(view, "is detached or out of bounds and could not be serialized.");
+  const { buffer, byteOffset, length, type, tracking } = parts;
+  // The buffer comes inside the view's payload, as a value of its own or a reference; it is numbered
+  // before the view.
+  target[pos++] = EXT;
+  target[pos++] = type >= 0 ? X_TYPED_ARRAY : X_DATA_VIEW;
+  if (type >= 0) target[pos++] = type;
+  target[pos++] = tracking ? VIEW_TRACKING : 0;
+  writeVarint(byteOffset);
+  if (!tracking) writeVarint(length);
+  if (pos > safeEnd) grow(SLACK);
+  writeObject(buffer);
+  remember(view);
+}
+
+const ERROR_NAME_IDS: Record<string, number> = {
+  Error: 0,
+  EvalError: 1,
+  RangeError: 2,
+  ReferenceError: 3,
+  SyntaxError: 4,
+  TypeError: 5,
+  URIError: 6,
+};
+
+function writeError(error: object): void {
+  remember(error);
+  if (++depth > maxDepth) depthExceeded();
+  const parts = readError(error);
+  let flags = 0;
+  if (parts.hasMessage) flags |= ERROR_MESSAGE;
+  if (parts.stack !== undefined) flags |= ERROR_STACK;
+  if (parts.hasCause) flags |= ERROR_CAUSE;
+  target[pos++] = EXT;
+  target[pos++] = X_ERROR;
+  target[pos++] = ERROR_NAME_IDS[parts.name]!;
+  target[pos++] = flags;
+  if (parts.hasMessage) writeString(parts.message!);
+  if (parts.stack !== undefined) {
+    if (pos > safeEnd) grow(SLACK);
+    writeString(parts.stack);
+  }
+  if (parts.hasCause) {
+    try {
+      writeValue(parts.cause);
+    } catch (error) {
+      throw annotate(error, "cause");
+    }
+  }
+  depth--;
+}
+
+function writeCustom(value: object, type: AnyCustomType): void {
+  const index = remember(value);
+  if (++depth > maxDepth) depthExceeded();
+  let data: unknown;
+  try {
+    data = encodeCustom(type, value);
+  } catch (error) {
+    if (error instanceof Refusal || error instanceof StructuraError || error instanceof DOMException)
+      throw error;
+    throw new Refusal(`The custom type "${type.name}" failed to encode: ${String(error)}`);
+  }
+  if (pos > safeEnd) grow(SLACK);
+  target[pos++] = EXT;
+  target[pos++] = X_CUSTOM;
+  writeString(type.name);
+  if (pendingCustom === null) pendingCustom = new Set();
+  pendingCustom.add(index);
+  try {
+    writeValue(data);
+  } finally {
+    pendingCustom.delete(index);
+  }
+  depth--;
+}

@@ -1,0 +1,252 @@
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_MAX_DEPTH,
+  defineType,
+  deserialize,
+  serialize,
+  TypeRegistry,
+} from "../../src/binary/index.ts";
+import { ArgumentError, DataCloneError, DecodeError } from "../../src/core/errors.ts";
+import { configure } from "../../src/core/host.ts";
+
+const SELF_CYCLE = /refers back to the custom object itself/;
+
+class Point {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+}
+
+class Node {
+  children: Node[] = [];
+  constructor(
+    readonly name: string,
+    public parent: Node | null = null,
+  ) {}
+}
+
+const PointType = defineType({
+  name: "Point",
+  class: Point,
+  encode: (p: Point) => [p.x, p.y],
+  decode: ([x, y]: number[]) => new Point(x!, y!),
+});
+
+describe("binary: custom types", () => {
+  it("round trips registered classes, nested in ordinary data", () => {
+    const p = new Point(1, 2);
+    const value = { a: p, list: [p, new Point(3, 4)], m: new Map([["k", p]]) };
+    const out = deserialize(serialize(value, { types: [PointType] }), { types: [PointType] }) as typeof value;
+    expect(out.a).toBeInstanceOf(Point);
+    expect(out.a).toEqual(new Point(1, 2));
+    // shared references keep their identity
+    expect(out.list[0]).toBe(out.a);
+    expect(out.m.get("k")).toBe(out.a);
+    expect(out.list[1]).toEqual(new Point(3, 4));
+  });
+
+  it("lets custom data refer back into the surrounding graph", () => {
+    const NodeType = defineType({
+      name: "Node",
+      class: Node,
+      encode: (n: Node) => ({ name: n.name, children: n.children }),
+      decode: (d: { name: string; children: Node[] }) => {
+        const n = new Node(d.name);
+        n.children = d.children;
+        for (const c of d.children) c.parent = n;
+        return n;
+      },
+    });
+    const registry = new TypeRegistry([NodeType]);
+    const root = new Node("root");
+    root.children.push(new Node("a", root), new Node("b", root));
+    const shared = { tag: "shared" };
+    const out = deserialize(serialize([root, shared, { again: shared }], { registry }), { registry }) as [
+      Node,
+      object,
+      { again: object },
+    ];
+    expect(out[0].children.map((c) => c.name)).toEqual(["a", "b"]);
+    expect(out[0].children[0]!.parent).toBe(out[0]);
+    expect(out[2].again).toBe(out[1]);
+  });
+
+  it("rejects a cycle through the custom object itself with a clear error", () => {
+    const SelfType = defineType({
+      name: "Self",
+      class: Node,
+      encode: (n: Node) => ({ name: n.name, parent: n.parent }),
+      decode: (d: { name: string }) => new Node(d.name),
+    });
+    const n = new Node("loop");
+    n.parent = n;
+    expect(() => serialize(n, { types: [SelfType] })).toThrow(SELF_CYCLE);
+  });
+
+  it("uses test functions, per call registries, and needs the type on decode", () => {
+    const Tagged = defineType({
+      name: "tagged",
+      test: (v: object) => (v as { kind?: string }).kind === "tagged",
+      encode: (v: { value: number }) => v.value,
+      decode: (n: number) => ({ kind: "tagged", value: n, decoded: true }),
+    });
+    const bytes = serialize({ kind: "tagged", value: 5 }, { types: [Tagged] });
+    expect(deserialize(bytes, { types: [Tagged] })).toEqual({ kind: "tagged", value: 5, decoded: true });
+    expect(() => deserialize(bytes)).toThrow(DecodeError);
+    try {
+      deserialize(bytes);
+    } catch (error) {
+      expect((error as DecodeError).code).toBe("ERR_UNKNOWN_TYPE");
+    }
+    // without the type, the object is ordinary data
+    expect(deserialize(serialize({ kind: "tagged", value: 5 }))).toEqual({ kind: "tagged", value: 5 });
+  });
+
+  it("supports serialize/deserialize called from inside encode/decode", () => {
+    const Nested = defineType({
+      name: "nested",
+      class: Point,
+      encode: (p: Point) => serialize({ x: p.x, y: p.y }),
+      decode: (bytes: Uint8Array) => {
+        const { x, y } = deserialize<{ x: number; y: number }>(bytes);
+        return new Point(x, y);
+      },
+    });
+    const value = [{ id: 1 }, new Point(5, 6), { id: 2 }, [{ id: 3 }]];
+    const out = deserialize(serialize(value, { types: [Nested] }), { types: [Nested] });
+    expect(out).toEqual(value);
+  });
+
+  it("validates options", () => {
+    expect(() => serialize(1, { maxDepth: 0 })).toThrow(ArgumentError);
+    expect(() => serialize(1, { types: [PointType], registry: new TypeRegistry([]) })).toThrow(ArgumentError);
+    expect(() => deserialize("nope" as unknown as Uint8Array)).toThrow(ArgumentError);
+    expect(DEFAULT_MAX_DEPTH).toBeGreaterThan(1000);
+  });
+});
+
+describe("binary: refusals", () => {
+  it("throws DataCloneError with the path of the refused value", () => {
+    const cases: [unknown, string][] = [
+      [{ a: { b: [1, () => 1] } }, "value.a.b[1]: "],
+      [new Map([["k", { f: Symbol("s") }]]), "value[Map#0].value.f: "],
+      [{ w: new WeakMap() }, "value.w: "],
+      [{ blob: new Blob(["x"]) }, "value.blob: "],
+      [new Error("e", { cause: { fn: () => 1 } }), "value.cause.fn: "],
+      [{ p: new Proxy({}, {}) }, "value.p: "],
+      [[new Proxy([], {})], "value[0]: "],
+    ];
+    for (const [value, path] of cases) {
+      let thrown: unknown;
+      try {
+        serialize(value);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(DataCloneError);
+      expect((thrown as DataCloneError).name).toBe("DataCloneError");
+      expect((thrown as Error).message.startsWith(path)).toBe(true);
+    }
+    // the writer is left in a usable state after a refusal
+    expect(deserialize(serialize({ ok: true }))).toEqual({ ok: true });
+  });
+});
+
+describe("binary: copy: false", () => {
+  it("aliases large typed arrays from the input, with documented offsets", () => {
+    const source = new Float64Array(1000).map((_, i) => i * 1.5);
+    const bytes = serialize({ data: source, after: "x" });
+    const copied = deserialize<{ data: Float64Array }>(bytes);
+    const aliased = deserialize<{ data: Float64Array }>(bytes, { copy: false });
+    expect(Array.from(aliased.data)).toEqual(Array.from(source));
+    expect(aliased.data.buffer).toBe(bytes.buffer);
+    expect(copied.data.buffer).not.toBe(bytes.buffer);
+    aliased.data[0] = 42;
+    expect(deserialize<{ data: Float64Array }>(bytes).data[0]).toBe(42);
+  });
+
+  it("falls back to a copy when the payload is misaligned", () => {
+    const bytes = serialize(new Float64Array([1, 2, 3]));
+    const shifted = new Uint8Array(bytes.length + 1);
+    shifted.set(bytes, 1);
+    const out = deserialize<Float64Array>(shifted.subarray(1), { copy: false });
+    expect(Array.from(out)).toEqual([1, 2, 3]);
+    expect(out.buffer).not.toBe(shifted.buffer);
+  });
+
+  it("gives a copy when an aliased buffer is also a value of its own", () => {
+    const buffer = new Uint8Array([1, 2, 3, 4]).buffer;
+    const value = { view: new Uint8Array(buffer, 1, 2), buffer };
+    const out = deserialize<typeof value>(serialize(value), { copy: false });
+    expect(out.buffer.byteLength).toBe(4);
+    expect(Array.from(out.view)).toEqual([2, 3]);
+  });
+});
+
+describe("binary: format details", () => {
+  it("writes repeated shapes once and keeps output compact", () => {
+    const records = Array.from({ length: 100 }, (_, i) => ({ id: i, name: `item-${i}`, active: true }));
+    const bytes = serialize(records);
+    const text = new TextDecoder().decode(bytes);
+    expect(text.split("active").length - 1).toBe(1);
+    expect(bytes.length).toBeLessThan(JSON.stringify(records).length / 2);
+  });
+
+  it("aligns typed-array payloads to 8 bytes", () => {
+    for (let pad = 0; pad < 9; pad++) {
+      const value = ["x".repeat(pad), new BigInt64Array([1n, -1n])];
+      const bytes = serialize(value);
+      const out = deserialize<[string, BigInt64Array]>(bytes, { copy: false });
+      expect(out[1].buffer).toBe(bytes.buffer);
+      expect(out[1].byteOffset % 8).toBe(0);
+      expect(Array.from(out[1])).toEqual([1n, -1n]);
+    }
+  });
+
+  it("returns output that owns its memory", () => {
+    const a = serialize([1, 2, 3]);
+    const b = serialize([4, 5, 6]);
+    expect(a.buffer).not.toBe(b.buffer);
+    expect(deserialize(a)).toEqual([1, 2, 3]);
+  });
+
+  it("decodes records the same with code generation turned off (CSP)", () => {
+    configure({ codegen: false });
+    try {
+      const records = Array.from({ length: 20 }, (_, i) => ({ noCodegenA: i, noCodegenB: { c: `x${i}` } }));
+      for (let round = 0; round < 4; round++) expect(deserialize(serialize(records))).toEqual(records);
+    } finally {
+      configure({ codegen: true });
+    }
+  });
+
+  it("decodes records through compiled readers once a shape repeats", () => {
+    const records = Array.from({ length: 20 }, (_, i) => ({
+      compiledA: i,
+      compiledB: i % 2 ? undefined : [i],
+    }));
+    for (let round = 0; round < 4; round++) expect(deserialize(serialize(records))).toEqual(records);
+    // a getter that deletes a later key: the record marks the field absent
+    const tricky = Array.from({ length: 5 }, () => {
+      const o: Record<string, unknown> = { compiledA: 0, compiledB: 1 };
+      Object.defineProperty(o, "compiledA", {
+        enumerable: true,
+        configurable: true,
+        get() {
+          delete o.compiledB;
+          return 1;
+        },
+      });
+      return o;
+    });
+    const out = deserialize<Record<string, unknown>[]>(serialize(tricky));
+    expect(out[0]).toEqual({ compiledA: 1 });
+    expect(Object.keys(out[4]!)).toEqual(["compiledA"]);
+  });
+
+  it("does not confuse shapes whose joined keys are equal", () => {
+    const value = [{ "a\u0000b": 1 }, { a: 2, b: 3 }, { "a\u0000b": 4 }, { a: 5, b: 6 }];
+    for (let round = 0; round < 4; round++) expect(deserialize(serialize(value))).toEqual(value);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * Fuzzing of the binary decoder: valid values round trip, and mutated encodings or random bytes give a
+ * value or a typed error (DecodeError / LimitError with a byte offset), never a RangeError, TypeError or
+ * a hang. The default run is short; `npm run fuzz` sets FUZZ_RUNS for a long one.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { deserialize, serialize } from "../../src/binary/index.ts";
+import { DecodeError, LimitError } from "../../src/core/errors.ts";
+
+const HEADER = [0xb5, 0x01];
+
+describe("binary: fuzz", () => {
+  const runs = Number(process.env.FUZZ_RUNS) || 300;
+  /** Long runs (`npm run fuzz`) outlast the default per-test timeout. */
+  const timeout = Math.max(60_000, runs * 10);
+
+  function expectTypedOutcome(input: Uint8Array): void {
+    try {
+      deserialize(input);
+    } catch (error) {
+      if (!(error instanceof DecodeError || error instanceof LimitError)) throw error;
+      expect(typeof error.offset).toBe("number");
+    }
+  }
+
+  const sample = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.oneof(
+        fc.integer(),
+        fc.double(),
+        fc.string(),
+        fc.string({ unit: "binary" }),
+        fc.bigInt(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.date(),
+      ),
+      fc.array(tie("value"), { maxLength: 5 }),
+      fc.dictionary(fc.string({ maxLength: 4 }), tie("value"), { maxKeys: 4 }),
+      fc.array(fc.record({ id: fc.integer(), name: fc.string() }), { maxLength: 4 }),
+      fc.array(tie("value"), { maxLength: 3 }).map((a) => new Set(a)),
+      fc.array(fc.tuple(tie("value"), tie("value")), { maxLength: 3 }).map((a) => new Map(a)),
+      fc.uint8Array({ maxLength: 20 }).map((a) => new Float64Array(a.buffer.slice(0, a.length & ~7))),
+    ),
+  })).value;
+
+  it(
+    "fuzz: valid values round trip",
+    () => {
+      fc.assert(
+        fc.property(sample, (value) => {
+          expect(deserialize(serialize(value))).toEqual(value);
+        }),
+        { numRuns: runs },
+      );
+    },
+    timeout,
+  );
+
+  it(
+    "fuzz: mutated encodings give a value or a typed error",
+    () => {
+      fc.assert(
+        fc.property(
+          sample,
+          fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.nat(3)), {
+            minLength: 1,
+            maxLength: 6,
+          }),
+          (value, edits) => {
+            const valid = serialize(value);
+            let mutated: Uint8Array = valid.slice();
+            for (const [where, byte, op] of edits) {
+              const at = where % (mutated.length + 1);
+              if (op === 0 && at < mutated.length) mutated[at] = byte;
+              else if (op === 1)
+                mutated = new Uint8Array([...mutated.subarray(0, at), byte, ...mutated.subarray(at)]);
+              else if (op === 2)
+                mutated = new Uint8Array([...mutated.subarray(0, at), ...mutated.subarray(at + 1)]);
+              else mutated = mutated.subarray(0, at);
+            }
+            expectTypedOutcome(mutated);
+          },
+        ),
+        { numRuns: runs * 3 },
+      );
+    },
+    timeout,
+  );
+
+  it(
+    "fuzz: random bytes after a valid header give a value or a typed error",
+    () => {
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 64 }), (body) => {
+          expectTypedOutcome(new Uint8Array([...HEADER, ...body]));
+          expectTypedOutcome(body);
+        }),
+        { numRuns: runs * 3 },
+      );
+    },
+    timeout,
+  );
+});
