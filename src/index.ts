@@ -13,3 +13,4 @@ export {
   type StructuraErrorOptions,
 } from "./core/errors.ts";
 export { configure, type StructuraSettings } from "./core/host.ts";
+export { type ParseOptions, parse, type StringifyOptions, stringify } from "./text/index.ts";

@@ -184,27 +184,35 @@ export function cloneObject(value: object, state: CloneState): object {
   // Plain records are the bulk of real data. The prototype is read with getPrototypeOf, never through
   // `constructor`, which an own getter could shadow; the shape then confirms the exact own keys.
   const proto = getPrototypeOf(value);
-  if (proto === ObjectProto && value !== globalThis) {
-    const keys = keysOf(value);
-    let shape = state.shape;
-    if (shape === null || !sameKeys(shape.keys, keys)) {
-      // Records nest (an order holding a customer): keep the last two shapes at hand.
-      const other = state.otherShape;
-      if (other !== null && sameKeys(other.keys, keys)) {
-        state.otherShape = shape;
-        shape = other;
-      } else {
-        state.otherShape = shape;
-        shape = shapeFor(keys);
-      }
-      state.shape = shape;
-    }
-    if (shape !== null) return copyWithShape(shape, value, state);
-  } else if (proto === ArrayProto && isArray(value)) {
+  if (proto === ObjectProto && value !== globalThis) return cloneRecord(value, state);
+  if (proto === ArrayProto && isArray(value)) {
     // Straight to the array walk: fewer frames per level of nesting, so deep arrays go as deep as native.
     return cloneArray(value as unknown[], state);
   }
   return cloneByKind(value, classifyUnproxied(value), state);
+}
+
+/**
+ * An ordinary object (plain, class instance or null-prototype: all clone to a plain object) through the
+ * per-shape copier for its exact own keys.
+ */
+function cloneRecord(value: object, state: CloneState): object {
+  const keys = keysOf(value);
+  let shape = state.shape;
+  if (shape === null || !sameKeys(shape.keys, keys)) {
+    // Records nest (an order holding a customer): keep the last two shapes at hand.
+    const other = state.otherShape;
+    if (other !== null && sameKeys(other.keys, keys)) {
+      state.otherShape = shape;
+      shape = other;
+    } else {
+      state.otherShape = shape;
+      shape = shapeFor(keys);
+    }
+    state.shape = shape;
+  }
+  if (shape !== null) return copyWithShape(shape, value, state);
+  return clonePlainChecked(value, keys, state);
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -212,6 +220,19 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (n !== b.length) return false;
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * An object without a shape: no keys, index-like keys, a `__proto__` key, too many keys. That is also
+ * what an `arguments` object looks like, and a Date, Error or array whose prototype was swapped for
+ * Object.prototype (their own properties are non-enumerable or indices), so only these few pay for a
+ * full classification. (Such a built-in that also has own enumerable named properties is copied as a
+ * record: the price of not classifying every plain object.)
+ */
+function clonePlainChecked(value: object, keys: readonly string[], state: CloneState): object {
+  const kind = classifyUnproxied(value);
+  if (kind !== Kind.Object) return cloneByKind(value, kind, state);
+  return clonePlain(value, keys, state);
 }
 
 /**
@@ -343,7 +364,7 @@ function arrayIndex(key: string, length: number): number {
 function cloneByKind(value: object, kind: Kind, state: CloneState): object {
   switch (kind) {
     case Kind.Object:
-      return clonePlain(value, keysOf(value), state);
+      return cloneRecord(value, state);
     case Kind.Array:
       return cloneArray(value as unknown[], state);
     case Kind.Date: {

@@ -7,29 +7,72 @@
  * cannot be told apart from its target in JavaScript, and is cloned as its target would be.
  */
 
-type IsProxy = (value: object) => boolean;
+type Check = (value: unknown) => boolean;
+
+/** The non-throwing slot checks of Node's `util.types` (also in Bun and Deno's Node layer). */
+export interface HostTypes {
+  isProxy: Check;
+  isMap: Check;
+  isSet: Check;
+  isAnyArrayBuffer: Check;
+  isSharedArrayBuffer: Check;
+  isBoxedPrimitive: Check;
+  isBigIntObject: Check;
+  isSymbolObject: Check;
+  isWeakMap: Check;
+  isWeakSet: Check;
+  isPromise: Check;
+  isGeneratorObject: Check;
+  isModuleNamespaceObject: Check;
+  isMapIterator: Check;
+  isSetIterator: Check;
+}
 
 interface NodeLikeProcess {
   getBuiltinModule?: (id: string) => unknown;
 }
 
-let isProxyHook: IsProxy | null | undefined;
+let hostTypesCache: HostTypes | null | undefined;
 
-/** `util.types.isProxy` where the host has it, else `null`. */
-export function proxyDetector(): IsProxy | null {
-  if (isProxyHook !== undefined) return isProxyHook;
-  isProxyHook = null;
+/** `util.types` where the host has it (every check present), else null. */
+export function hostTypes(): HostTypes | null {
+  if (hostTypesCache !== undefined) return hostTypesCache;
+  hostTypesCache = null;
   const proc = (globalThis as { process?: NodeLikeProcess }).process;
   if (proc !== undefined && typeof proc.getBuiltinModule === "function") {
     try {
-      const util = proc.getBuiltinModule("node:util") as { types?: { isProxy?: IsProxy } } | undefined;
-      const fn = util?.types?.isProxy;
-      if (typeof fn === "function") isProxyHook = fn;
+      const util = proc.getBuiltinModule("node:util") as { types?: Record<string, unknown> } | undefined;
+      const types = util?.types;
+      const names: (keyof HostTypes)[] = [
+        "isProxy",
+        "isMap",
+        "isSet",
+        "isAnyArrayBuffer",
+        "isSharedArrayBuffer",
+        "isBoxedPrimitive",
+        "isBigIntObject",
+        "isSymbolObject",
+        "isWeakMap",
+        "isWeakSet",
+        "isPromise",
+        "isGeneratorObject",
+        "isModuleNamespaceObject",
+        "isMapIterator",
+        "isSetIterator",
+      ];
+      if (types !== undefined && names.every((name) => typeof types[name] === "function")) {
+        hostTypesCache = types as unknown as HostTypes;
+      }
     } catch {
-      // A host that refuses the lookup simply has no proxy detection.
+      // A host that refuses the lookup simply has no such checks.
     }
   }
-  return isProxyHook;
+  return hostTypesCache;
+}
+
+/** `util.types.isProxy` where the host has it, else `null`. */
+export function proxyDetector(): ((value: object) => boolean) | null {
+  return hostTypes()?.isProxy ?? null;
 }
 
 /** The host's own `structuredClone`, used for platform objects structura does not take apart itself. */

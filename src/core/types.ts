@@ -9,7 +9,7 @@
  * identity switch and the brand check confirms it; unusual prototypes take the slower full scan.
  */
 
-import { proxyDetector } from "./host.ts";
+import { hostTypes, proxyDetector } from "./host.ts";
 
 /** What kind of value an object is, for the purposes of structured serialization. */
 export enum Kind {
@@ -570,11 +570,132 @@ export function classifyUnproxied(value: object): Kind {
   return classifyBySlots(value);
 }
 
-/** The full scan, for objects whose prototype did not settle the question. */
+/**
+ * The full scan, for objects whose prototype did not settle the question: class instances, null-
+ * prototype objects, subclasses of built-ins, built-ins whose prototype was swapped.
+ *
+ * Object.prototype.toString names the slot of arrays, errors, boxed Boolean/Number/String, dates,
+ * regexps and `arguments` objects whatever their prototype, and the @@toStringTag of the rest (Map,
+ * ArrayBuffer, ...) comes from their prototypes; a non-throwing check confirms each. What remains is an
+ * object tagged "Object", which is ordinary unless it is a slot type whose prototype was swapped: the
+ * host's `util.types` finds those without throwing. Throwing brand checks are kept for objects with a
+ * custom @@toStringTag, which are rare, because each failed one costs microseconds. On hosts without
+ * `util.types` (browsers), a Map, Set, ArrayBuffer or BigInt wrapper whose prototype was replaced by an
+ * unrelated one is taken for an ordinary object.
+ */
 function classifyBySlots(value: object): Kind {
-  if (Array.isArray(value)) return Kind.Array;
+  if (value === globalThis) return Kind.Refused;
+  const tag = toTag.call(value) as string;
+  switch (tag) {
+    case "[object Object]":
+      return classifyUntagged(value);
+    case "[object Array]":
+      if (Array.isArray(value)) return Kind.Array;
+      break;
+    case "[object Date]":
+      if (brand(dateValue, value)) return Kind.Date;
+      break;
+    case "[object RegExp]":
+      if (isRegExpValue(value)) return Kind.RegExp;
+      break;
+    case "[object Error]":
+      return Kind.Error;
+    case "[object Arguments]":
+      return Kind.Refused;
+    case "[object Boolean]":
+      if (brand(booleanValue, value)) return Kind.BooleanObject;
+      break;
+    case "[object Number]":
+      if (brand(numberValue, value)) return Kind.NumberObject;
+      break;
+    case "[object String]":
+      if (brand(stringValue, value)) return Kind.StringObject;
+      break;
+    case "[object Map]":
+      if (brand(mapSize, value)) return Kind.Map;
+      break;
+    case "[object Set]":
+      if (brand(setSize, value)) return Kind.Set;
+      break;
+    case "[object ArrayBuffer]":
+      if (brand(byteLengthOfBuffer, value)) return Kind.ArrayBuffer;
+      break;
+    case "[object SharedArrayBuffer]":
+      if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, value)) return Kind.SharedArrayBuffer;
+      break;
+    case "[object BigInt]":
+      if (brand(bigintValue, value)) return Kind.BigIntObject;
+      break;
+    case "[object Symbol]":
+      if (brand(symbolValue, value)) return Kind.Refused;
+      break;
+  }
   if (ArrayBuffer.isView(value))
     return typedArrayTag.call(value) === undefined ? Kind.DataView : Kind.TypedArray;
+  const name = tag.slice(8, -1);
+  if (REFUSED_TAGS.has(name)) return Kind.Refused;
+  if (FileCtor !== undefined && value instanceof FileCtor) return Kind.File;
+  if (BlobCtor !== undefined && value instanceof BlobCtor) return Kind.Blob;
+  if (DOMExceptionCtor !== undefined && value instanceof DOMExceptionCtor) return Kind.DOMException;
+  const platform = platformKind(value);
+  if (platform !== Kind.Object) return platform;
+  // A custom @@toStringTag (a class's own, or a disguised built-in): only brand checks can tell.
+  const branded = classifyByBrand(value);
+  if (branded !== Kind.Object) return branded;
+  // An object whose class names itself through @@toStringTag is likely a platform object of this host
+  // that no list knows (Node's BlockList, X509Certificate, ...). `clone` asks the host; if the host
+  // treats it as an ordinary object, so does structura.
+  return Kind.Host;
+}
+
+/** An object Object.prototype.toString calls "Object": ordinary, unless a swapped-prototype slot type. */
+function classifyUntagged(value: object): Kind {
+  if (ArrayBuffer.isView(value)) {
+    return typedArrayTag.call(value) === undefined ? Kind.DataView : Kind.TypedArray;
+  }
+  // Class instances and null-prototype objects come here by the thousand, so only the slot types the
+  // algorithm can rebuild are looked for (four host calls, ~15 ns each). A WeakMap, Promise or
+  // generator whose prototype was swapped for an unrelated one is taken for an ordinary object.
+  const t = hostTypes();
+  if (t !== null) {
+    if (t.isMap(value)) return Kind.Map;
+    if (t.isSet(value)) return Kind.Set;
+    if (t.isAnyArrayBuffer(value)) {
+      return t.isSharedArrayBuffer(value) ? Kind.SharedArrayBuffer : Kind.ArrayBuffer;
+    }
+    if (t.isBoxedPrimitive(value)) return t.isBigIntObject(value) ? Kind.BigIntObject : Kind.Refused;
+  }
+  // Platform classes name themselves through @@toStringTag (WebIDL requires it, Node follows), so an
+  // object tagged "Object" is not one of them.
+  return Kind.Object;
+}
+
+/** Platform classification by prototype chain, cached per prototype: `instanceof` against two dozen
+ * constructors costs ~30 ns each. */
+const platformByPrototype = new WeakMap<object, Kind>();
+
+function platformKind(value: object): Kind {
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto !== null) {
+    const cached = platformByPrototype.get(proto);
+    if (cached !== undefined) return cached;
+  }
+  if (platformTables === undefined) {
+    platformTables = {
+      refused: platformCtors(NON_SERIALIZABLE_PLATFORM),
+      host: platformCtors(HOST_CLONEABLE),
+    };
+  }
+  let kind = Kind.Object;
+  if (instanceOfAny(value, platformTables.host)) kind = Kind.Host;
+  else if (instanceOfAny(value, platformTables.refused)) kind = Kind.Refused;
+  if (proto !== null) platformByPrototype.set(proto, kind);
+  return kind;
+}
+
+/** Every brand check in turn: only for objects whose @@toStringTag hides what they are. */
+function classifyByBrand(value: object): Kind {
+  if (Array.isArray(value)) return Kind.Array;
   if (brand(byteLengthOfBuffer, value)) return Kind.ArrayBuffer;
   if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, value)) return Kind.SharedArrayBuffer;
   if (brand(dateValue, value)) return Kind.Date;
@@ -586,25 +707,6 @@ function classifyBySlots(value: object): Kind {
   if (brand(booleanValue, value)) return Kind.BooleanObject;
   if (brand(bigintValue, value)) return Kind.BigIntObject;
   if (brand(symbolValue, value)) return Kind.Refused;
-  const tag = (toTag.call(value) as string).slice(8, -1);
-  if (tag === "Error") return Kind.Error;
-  if (REFUSED_TAGS.has(tag)) return Kind.Refused;
-  if (value === globalThis) return Kind.Refused;
-  if (FileCtor !== undefined && value instanceof FileCtor) return Kind.File;
-  if (BlobCtor !== undefined && value instanceof BlobCtor) return Kind.Blob;
-  if (DOMExceptionCtor !== undefined && value instanceof DOMExceptionCtor) return Kind.DOMException;
-  if (platformTables === undefined) {
-    platformTables = {
-      refused: platformCtors(NON_SERIALIZABLE_PLATFORM),
-      host: platformCtors(HOST_CLONEABLE),
-    };
-  }
-  if (instanceOfAny(value, platformTables.host)) return Kind.Host;
-  if (instanceOfAny(value, platformTables.refused)) return Kind.Refused;
-  // An object whose prototype chain names a class of its own (toStringTag) is likely a platform object
-  // of this host that no list above knows (Node's BlockList, X509Certificate, ...). `clone` asks the
-  // host; if the host treats it as an ordinary object, so does structura.
-  if (tag !== "Object") return Kind.Host;
   return Kind.Object;
 }
 

@@ -1,0 +1,233 @@
+// Text-format benchmark: structura `stringify`/`parse` against flatted, devalue,
+// @ungap/structured-clone/json, superjson and seroval (its JSON form) in one process, with
+// JSON.stringify/JSON.parse on the acyclic equivalent of each dataset as the floor.
+//
+//   npm run build && node --expose-gc bench/text.mjs        (or: npm run bench -- text)
+//   BENCH_FILTER=vitest BENCH_QUICK=1 node bench/text.mjs
+//
+// Datasets (bench/data/vitest-report.mjs): a Vitest-like blob report (500 files × 100 tests, cyclic),
+// an array of flat records, and a highly shared graph. Each output is checked once by parsing it back
+// with the same library; an implementation that throws or loses data is shown as n/a with the reason.
+
+import { parse as ungapParse, stringify as ungapStringify } from "@ungap/structured-clone/json";
+import * as devalue from "devalue";
+import * as flatted from "flatted";
+import { fromJSON as serovalFromJSON, toJSON as serovalToJSON } from "seroval";
+import SuperJSON from "superjson";
+import { acyclicReport, records, sharedGraph, vitestReport } from "./data/vitest-report.mjs";
+import { createSuite, formatRatio, loadBuilt, sizeColumns, sizes } from "./lib/harness.mjs";
+
+const { stringify, parse } = await loadBuilt(() => import("../dist/text.js"), ["stringify", "parse"]);
+
+const libs = [
+  { name: "structura", stringify: (v) => stringify(v), parse: (s) => parse(s) },
+  { name: "flatted", stringify: (v) => flatted.stringify(v), parse: (s) => flatted.parse(s) },
+  { name: "devalue", stringify: (v) => devalue.stringify(v), parse: (s) => devalue.parse(s) },
+  {
+    name: "@ungap/structured-clone/json",
+    label: "ungap",
+    stringify: (v) => ungapStringify(v),
+    parse: (s) => ungapParse(s),
+  },
+  { name: "superjson", stringify: (v) => SuperJSON.stringify(v), parse: (s) => SuperJSON.parse(s) },
+  {
+    name: "seroval (toJSON)",
+    label: "seroval",
+    stringify: (v) => JSON.stringify(serovalToJSON(v)),
+    parse: (s) => serovalFromJSON(JSON.parse(s)),
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------
+// checks: the data must come back (counts, values, and for cyclic data, the back-references)
+
+function checkReport(out, cyclic) {
+  const files = out?.[1];
+  if (!Array.isArray(files) || files.length === 0) return "wrong result (no files)";
+  let tests = 0;
+  let errors = 0;
+  for (const file of files) {
+    if (cyclic && file.file !== file) return "wrong result (file.file is not the file)";
+    for (const suite of file.tasks) {
+      if (cyclic && (suite.file !== file || suite.suite !== file))
+        return "wrong result (suite back-reference)";
+      for (const test of suite.tasks) {
+        tests++;
+        if (cyclic && test.suite !== suite) return "wrong result (test.suite back-reference)";
+        if (typeof test.result?.duration !== "number") return "wrong result (duration)";
+        if (test.result.errors) errors += test.result.errors.length;
+      }
+    }
+  }
+  if (tests !== expectedTests) return `wrong result (${tests} tests, expected ${expectedTests})`;
+  if (errors !== expectedErrors) return `wrong result (${errors} errors, expected ${expectedErrors})`;
+  return true;
+}
+
+function checkRecords(out) {
+  if (!Array.isArray(out) || out.length !== recordData.length) return "wrong result (length)";
+  const last = out[out.length - 1];
+  const ref = recordData[recordData.length - 1];
+  if (last.score !== ref.score || last.uuid !== ref.uuid || last.tags[1] !== ref.tags[1])
+    return "wrong result";
+  return true;
+}
+
+function checkGraph(out) {
+  const nodes = out?.nodes;
+  if (!Array.isArray(nodes) || nodes.length !== graphData.nodes.length) return "wrong result (nodes)";
+  if (out.root !== nodes[0]) return "wrong result (root is not shared)";
+  for (let i = 0; i < nodes.length; i += 97) {
+    const edge = nodes[i].edges[3];
+    if (nodes[edge.id] !== edge) return "wrong result (edges not shared)";
+    if (nodes[i].tag !== out.tags[i % out.tags.length]) return "wrong result (tags not shared)";
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// data
+
+const report = vitestReport();
+const reportJson = acyclicReport();
+let expectedTests = 0;
+let expectedErrors = 0;
+for (const file of report[1]) {
+  for (const suite of file.tasks) {
+    for (const test of suite.tasks) {
+      expectedTests++;
+      if (test.result.errors) expectedErrors += test.result.errors.length;
+    }
+  }
+}
+const recordData = records();
+const graphData = sharedGraph();
+const graphJson = {
+  nodes: graphData.nodes.map((n) => ({
+    id: n.id,
+    label: n.label,
+    tag: n.tag.name,
+    edges: n.edges.map((e) => e.id),
+  })),
+  tags: graphData.tags,
+  root: 0,
+};
+
+const datasets = [
+  {
+    name: "vitest report",
+    value: report,
+    json: reportJson,
+    check: (out) => checkReport(out, true),
+    jsonCheck: (out) => checkReport(out, false),
+  },
+  { name: "records", value: recordData, json: recordData, check: checkRecords, jsonCheck: checkRecords },
+  { name: "shared graph", value: graphData, json: graphJson, check: checkGraph, jsonCheck: () => true },
+];
+
+// ---------------------------------------------------------------------------------------------------
+// run
+
+const suite = createSuite("text", { title: "text format benchmark (stringify / parse)" });
+suite.header();
+
+for (const d of datasets) {
+  const texts = new Map();
+  const stringifyImpls = [];
+  const parseImpls = [];
+  for (const lib of libs) {
+    let text;
+    try {
+      text = lib.stringify(d.value);
+    } catch (error) {
+      const skip = `throws ${error?.name ?? "error"}: ${String(error?.message ?? error).slice(0, 60)}`;
+      stringifyImpls.push({ name: lib.name, label: lib.label, skip });
+      parseImpls.push({ name: lib.name, label: lib.label, skip });
+      continue;
+    }
+    texts.set(lib.name, text);
+    const extra = sizes(text);
+    stringifyImpls.push({
+      name: lib.name,
+      label: lib.label,
+      extra,
+      fn: () => lib.stringify(d.value),
+      check: () => d.check(lib.parse(text)),
+    });
+    parseImpls.push({ name: lib.name, label: lib.label, extra, fn: () => lib.parse(text), check: d.check });
+  }
+  const jsonText = JSON.stringify(d.json);
+  stringifyImpls.push({
+    name: "JSON (acyclic equivalent)",
+    label: "JSON",
+    extra: sizes(jsonText),
+    fn: () => JSON.stringify(d.json),
+  });
+  parseImpls.push({
+    name: "JSON (acyclic equivalent)",
+    label: "JSON",
+    extra: sizes(jsonText),
+    fn: () => JSON.parse(jsonText),
+    check: d.jsonCheck,
+  });
+  d.texts = texts;
+  d.jsonBytes = sizes(jsonText);
+  await suite.case(`${d.name} · stringify`, stringifyImpls, { columns: sizeColumns });
+  await suite.case(`${d.name} · parse`, parseImpls, { columns: sizeColumns });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// targets (Vitest-like report, Node)
+
+const R = "vitest report";
+const JSON_NAME = "JSON (acyclic equivalent)";
+
+function faster(caseName, other, factor) {
+  return () => {
+    const ours = suite.median(caseName, "structura");
+    const theirs = suite.median(caseName, other);
+    if (ours === undefined || theirs === undefined) return { status: "SKIP", detail: "not measured" };
+    const ratio = theirs / ours;
+    return {
+      status: ratio >= factor ? "PASS" : "MISS",
+      detail: `${formatRatio(ratio)} faster than ${other}`,
+    };
+  };
+}
+
+function withinOf(caseName, factor) {
+  return () => {
+    const ours = suite.median(caseName, "structura");
+    const floor = suite.median(caseName, JSON_NAME);
+    if (ours === undefined || floor === undefined) return { status: "SKIP", detail: "not measured" };
+    const ratio = ours / floor;
+    return { status: ratio <= factor ? "PASS" : "MISS", detail: `${ratio.toFixed(2)}× JSON's time` };
+  };
+}
+
+function size(key, other) {
+  return () => {
+    const d = datasets[0];
+    const ours = d.texts?.get("structura");
+    const theirs = d.texts?.get(other);
+    if (ours === undefined || theirs === undefined) return { status: "SKIP", detail: "not measured" };
+    const a = sizes(ours)[key];
+    const b = sizes(theirs)[key];
+    return {
+      status: a <= b ? "PASS" : "MISS",
+      detail: `${a} vs ${b} ${key} (${((a / b) * 100).toFixed(1)}%)`,
+    };
+  };
+}
+
+suite.target("vitest report: stringify ≥ 2× faster than flatted", faster(`${R} · stringify`, "flatted", 2));
+suite.target("vitest report: parse ≥ 2× faster than devalue", faster(`${R} · parse`, "devalue", 2));
+suite.target(
+  "vitest report: bytes ≤ @ungap/structured-clone/json",
+  size("bytes", "@ungap/structured-clone/json"),
+);
+suite.target("vitest report: gzip bytes ≤ flatted", size("gzip", "flatted"));
+suite.target("vitest report: stringify within 2× of JSON (acyclic)", withinOf(`${R} · stringify`, 2));
+suite.target("vitest report: parse within 2× of JSON (acyclic)", withinOf(`${R} · parse`, 2));
+
+suite.finish();

@@ -1,0 +1,129 @@
+/**
+ * Property tests: arbitrary values, and arbitrary graphs with sharing and cycles, round-trip exactly
+ * (compared against structura's clone of the same source, with the same strict structural comparison as
+ * the clone conformance tests).
+ */
+
+import fc from "fast-check";
+import { describe, it } from "vitest";
+import { clone } from "../../src/clone/index.ts";
+import { parse, stringify } from "../../src/text/index.ts";
+import { expectSameStructure } from "../helpers/equal.ts";
+
+const RUNS = Number(process.env.FUZZ_RUNS) || 200;
+
+const leaf = fc.oneof(
+  fc.constantFrom(
+    undefined,
+    null,
+    true,
+    false,
+    -0,
+    0,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+  ),
+  fc.integer(),
+  fc.double(),
+  fc.bigInt(),
+  fc.string(),
+  fc.string({ unit: "grapheme", minLength: 60, maxLength: 80 }),
+  fc.string({ unit: "binary" }),
+  fc.date({ noInvalidDate: false }),
+  fc.constantFrom("Date", "Shape", "Custom", "structura:1", "__proto__"),
+);
+
+const { value } = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leaf,
+    tie("array"),
+    tie("object"),
+    tie("map"),
+    tie("set"),
+    tie("typed"),
+  ),
+  array: fc.array(tie("value"), { maxLength: 6 }),
+  object: fc.dictionary(
+    fc.oneof(fc.string(), fc.constantFrom("__proto__", "constructor", "0", "1", "a")),
+    tie("value"),
+    {
+      maxKeys: 6,
+      noNullPrototype: true,
+    },
+  ),
+  map: fc.array(fc.tuple(tie("value"), tie("value")), { maxLength: 4 }).map((entries) => new Map(entries)),
+  set: fc.array(tie("value"), { maxLength: 4 }).map((items) => new Set(items)),
+  typed: fc.oneof(
+    fc.uint8Array({ maxLength: 8 }),
+    fc.float64Array({ maxLength: 4 }),
+    fc.int32Array({ maxLength: 4 }),
+    fc.bigInt64Array({ maxLength: 3 }),
+  ),
+}));
+
+function check(source: unknown): void {
+  const text = stringify(source);
+  expectSameStructure(parse(text), clone(source));
+}
+
+describe("text: property round trips", () => {
+  it("arbitrary trees", () => {
+    fc.assert(fc.property(value, check), { numRuns: RUNS });
+  });
+
+  it("arbitrary graphs with sharing and cycles", () => {
+    // Build `n` containers, then wire random edges between them (and to leaves): every kind of sharing
+    // and cycle, including through Map keys, Set members and error causes.
+    const graph = fc
+      .record({
+        kinds: fc.array(fc.constantFrom("object", "array", "map", "set", "error", "sparse"), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        edges: fc.array(
+          fc.tuple(
+            fc.nat(),
+            fc.oneof(
+              fc.nat().map((n) => ({ node: n })),
+              leaf.map((v) => ({ leaf: v })),
+            ),
+          ),
+          {
+            maxLength: 40,
+          },
+        ),
+      })
+      .map(({ kinds, edges }) => {
+        const nodes: object[] = kinds.map((kind) => {
+          switch (kind) {
+            case "array":
+              return [];
+            case "sparse":
+              return new Array(5);
+            case "map":
+              return new Map();
+            case "set":
+              return new Set();
+            case "error":
+              return new TypeError("e");
+            default:
+              return {};
+          }
+        });
+        edges.forEach(([from, to], i) => {
+          const holder = nodes[from % nodes.length]!;
+          const target = "node" in to ? nodes[to.node % nodes.length] : to.leaf;
+          if (holder instanceof Map) holder.set(i % 3 === 0 ? target : `k${i}`, target);
+          else if (holder instanceof Set) holder.add(target);
+          else if (holder instanceof Error)
+            Object.defineProperty(holder, "cause", { value: target, writable: true, configurable: true });
+          else if (Array.isArray(holder)) holder[i % 7] = target;
+          else (holder as Record<string, unknown>)[`p${i % 5}`] = target;
+        });
+        return nodes[0];
+      });
+    fc.assert(fc.property(graph, check), { numRuns: RUNS });
+  });
+});

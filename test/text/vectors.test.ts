@@ -1,0 +1,87 @@
+/**
+ * Golden vectors: the exact text version 1 writes for a set of values (test/vectors/text/v1.json). An
+ * accidental format change fails here; a deliberate one bumps the version and adds a new vector file.
+ * Regenerate (only for a new version!) with UPDATE_VECTORS=1.
+ */
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse, stringify } from "../../src/text/index.ts";
+import { expectSameStructure } from "../helpers/equal.ts";
+
+const FILE = new URL("../vectors/text/v1.json", import.meta.url);
+
+function cyclic(): unknown {
+  const a: Record<string, unknown> = { name: "a" };
+  a.self = a;
+  a.list = [a, { back: a }];
+  return a;
+}
+
+const vectors: Record<string, () => unknown> = {
+  undefined: () => undefined,
+  null: () => null,
+  true: () => true,
+  integer: () => 42,
+  float: () => 1.5,
+  "negative zero": () => -0,
+  NaN: () => Number.NaN,
+  infinities: () => [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY],
+  string: () => "hi \u2028 </script>",
+  "long string repeated": () => ["x".repeat(64), "x".repeat(64)],
+  bigint: () => -(2n ** 70n),
+  "array with leading string": () => ["a", "b", 1],
+  "empty containers": () => [[], {}],
+  "records share a shape": () => [
+    { id: 1, name: "a" },
+    { id: 2, name: "b" },
+  ],
+  "wide records share a shape": () =>
+    [1, 2].map((id) => ({ id, a: "a", b: true, c: null, d: 1.5, e: undefined, f: [id], __proto__x: id })),
+  "__proto__ key": () => JSON.parse('{"__proto__":1}'),
+  "__proto__ key in a shape": () =>
+    JSON.parse('{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"__proto__":8}') as Record<string, number>,
+  "null prototype": () => Object.assign(Object.create(null), { a: 1 }),
+  "sparse array with extra key": () => {
+    const a = [1, 2, 3];
+    delete a[1];
+    return Object.assign(a, { extra: true });
+  },
+  "date and invalid date": () => [new Date(86_400_000), new Date(Number.NaN)],
+  regexp: () => /a\/b/gi,
+  "boxed primitives": () => [Object(false), Object(-0), Object("s"), Object(5n)],
+  "map and set": () => new Map<unknown, unknown>([["k", new Set([1, "x"])]]),
+  "buffer and views": () => {
+    const buffer = new Uint8Array([1, 2, 3, 4]).buffer;
+    return [buffer, new Uint16Array(buffer, 2, 1), new DataView(buffer, 1)];
+  },
+  "error with cause": () => {
+    const e = new RangeError("bad", { cause: 1 });
+    e.stack = "RangeError: bad\n    at x";
+    return e;
+  },
+  url: () => [new URL("https://example.com/?q=1"), new URLSearchParams("a=1&b=2")],
+  "cycle and sharing": cyclic,
+};
+
+describe("text: golden vectors (format version 1)", () => {
+  if (process.env.UPDATE_VECTORS === "1") {
+    const out: Record<string, string> = {};
+    for (const [name, make] of Object.entries(vectors)) out[name] = stringify(make());
+    writeFileSync(FILE, `${JSON.stringify(out, null, 2)}\n`);
+  }
+  const golden = JSON.parse(readFileSync(FILE, "utf8")) as Record<string, string>;
+
+  it("covers every vector", () => {
+    expect(Object.keys(golden).sort()).toEqual(Object.keys(vectors).sort());
+  });
+
+  for (const [name, make] of Object.entries(vectors)) {
+    it(name, () => {
+      const text = golden[name]!;
+      expect(stringify(make())).toBe(text);
+      expectSameStructure(parse(text), parse(stringify(make())));
+      expectSameStructure(parse(text), make(), { compareStacks: true });
+    });
+  }
+});
