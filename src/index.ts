@@ -2,6 +2,12 @@
  * structura: move structured JavaScript data fast and without loss.
  * Each capability is also importable on its own: `structura/clone`, `structura/binary`, ...
  */
+export {
+  type DeserializeOptions,
+  deserialize,
+  type SerializeOptions,
+  serialize,
+} from "./binary/index.ts";
 export { type CloneOptions, clone } from "./clone/index.ts";
 export {
   ArgumentError,
@@ -13,4 +19,5 @@ export {
   type StructuraErrorOptions,
 } from "./core/errors.ts";
 export { configure, type StructuraSettings } from "./core/host.ts";
+export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "./core/registry.ts";
 export { type ParseOptions, parse, type StringifyOptions, stringify } from "./text/index.ts";

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+import * as root from "../src/index.ts";
+
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  exports: Record<
+    string,
+    string | { import: { default: string; types: string }; require: { default: string } }
+  >;
+};
+
+describe("package surface", () => {
+  it("the root entry exports every capability", () => {
+    for (const name of [
+      "clone",
+      "serialize",
+      "deserialize",
+      "stringify",
+      "parse",
+      "configure",
+      "defineType",
+    ]) {
+      expect(typeof (root as Record<string, unknown>)[name], name).toBe("function");
+    }
+    for (const name of [
+      "StructuraError",
+      "DecodeError",
+      "LimitError",
+      "ArgumentError",
+      "DataCloneError",
+      "TypeRegistry",
+    ]) {
+      expect(typeof (root as Record<string, unknown>)[name], name).toBe("function");
+    }
+  });
+
+  // dist/ is built by `npm install` (the prepare script), so CI always has it.
+  it("every subpath in the exports map has its ESM, CommonJS and type files built", () => {
+    for (const [subpath, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string") continue;
+      const entry = target.import.default.replace("./dist/", "");
+      if (
+        !existsSync(
+          new URL(
+            `../src/${entry === "index.js" ? "index.ts" : entry.replace(/\.js$/, ".ts")}`,
+            import.meta.url,
+          ),
+        ) &&
+        !existsSync(new URL(`../src/${entry.replace(/\.js$/, "/index.ts")}`, import.meta.url))
+      ) {
+        continue; // a capability that has not landed yet
+      }
+      for (const file of [target.import.default, target.import.types, target.require.default]) {
+        expect(existsSync(new URL(`../${file}`, import.meta.url)), `${subpath}: ${file}`).toBe(true);
+      }
+    }
+  });
+
+  it("require('structura') works from CommonJS", () => {
+    const require = createRequire(import.meta.url);
+    const cjs = require("../dist/index.cjs") as typeof root;
+    const value = { a: [1, new Map([[1, 2]])] };
+    expect(cjs.clone(value)).toEqual(value);
+    expect(cjs.deserialize(cjs.serialize(value))).toEqual(value);
+    expect(cjs.parse(cjs.stringify(value))).toEqual(value);
+  });
+});
