@@ -20,4 +20,5 @@ export {
 } from "./core/errors.ts";
 export { configure, type StructuraSettings } from "./core/host.ts";
 export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "./core/registry.ts";
+export { encodeFormData, parseFormData, parseMultipart } from "./formdata/index.ts";
 export { type ParseOptions, parse, type StringifyOptions, stringify } from "./text/index.ts";

@@ -16,6 +16,7 @@ import {
   classifyUnproxied,
   copyBufferBytes,
   dateTime,
+  isDetached,
   Kind,
   mapEntryList,
   readError,
@@ -28,7 +29,7 @@ import {
   unbox,
 } from "../core/types.ts";
 import { copyWithShape, type Shape, shapeFor } from "./shapes.ts";
-import { detach, isDetached, prepareTransfer, type TransferPlan } from "./transfer.ts";
+import { detach, prepareTransfer, type TransferPlan } from "./transfer.ts";
 
 export interface CloneOptions {
   /**
@@ -58,28 +59,10 @@ const SMALL_MEMO = 8;
  * SMALL_MEMO objects it moves into a Map.
  */
 export class CloneState {
-  // Pre-filled slots, written by index: `push` (or a store into a hole) is a [[Set]] that would run an
-  // accessor someone put on Array.prototype, and then read back through it.
-  #srcs: (object | undefined)[] = [
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-  ];
-  #dsts: (object | undefined)[] = [
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
-  ];
+  // Pre-filled slots (Array.from defines them), written by index: `push`, or a store into a hole, is a
+  // [[Set]] that would run an accessor someone put on Array.prototype, and then read back through it.
+  #srcs: (object | undefined)[] = Array.from({ length: SMALL_MEMO });
+  #dsts: (object | undefined)[] = Array.from({ length: SMALL_MEMO });
   #count = 0;
   #map: Map<object, object> | null = null;
   /** The shape used last, checked first: arrays of records hit it every time. */

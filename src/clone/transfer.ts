@@ -5,7 +5,7 @@
 
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
-import { classify, Kind } from "../core/types.ts";
+import { classify, isDetached, Kind } from "../core/types.ts";
 
 export interface TransferPlan {
   /** ArrayBuffers to detach once the clone is complete. */
@@ -24,19 +24,6 @@ function isArrayBuffer(value: object): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Whether an ArrayBuffer is detached (no `detached` getter before ES2024, so probe by making a view). */
-export function isDetached(buffer: ArrayBuffer): boolean {
-  const flag = (buffer as { detached?: boolean }).detached;
-  if (typeof flag === "boolean") return flag;
-  if (buffer.byteLength !== 0) return false;
-  try {
-    new Uint8Array(buffer);
-    return false;
-  } catch {
-    return true;
   }
 }
 

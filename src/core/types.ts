@@ -99,6 +99,7 @@ const byteLengthOfShared =
     : undefined;
 const resizableOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
 const maxByteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "maxByteLength")?.get;
+const detachedOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get;
 
 /**
  * A view is length-tracking when it was made over a resizable buffer without an explicit length, so its
@@ -178,6 +179,18 @@ const bufferSlice = ArrayBuffer.prototype.slice;
 export function bufferByteLength(buffer: ArrayBufferLike): number {
   const shared = byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer);
   return (shared ? byteLengthOfShared!.call(buffer) : byteLengthOfBuffer.call(buffer)) as number;
+}
+
+/** Whether an ArrayBuffer is detached (no `detached` getter before ES2024, so probe by making a view). */
+export function isDetached(buffer: ArrayBuffer): boolean {
+  if (detachedOf !== undefined) return detachedOf.call(buffer) as boolean;
+  if ((byteLengthOfBuffer.call(buffer) as number) !== 0) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** A copy of an ArrayBuffer's bytes through the intrinsic `slice` (an own `slice` must never run). */

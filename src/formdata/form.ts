@@ -1,0 +1,121 @@
+/**
+ * `parseFormData(body, contentType, options)`: the whole body into a FormData, like
+ * `Response.formData()` but with limits, streaming input and no detour through a Response.
+ *
+ * The loop drives the scanner directly (no per-part promise): when the body is already in memory the
+ * whole parse is synchronous, and with a stream it awaits only between chunks. File parts become
+ * Files with about one copy of their bytes alive (see BlobCollector); field values are decoded
+ * straight from the input chunk when they do not straddle two chunks.
+ */
+
+import { delimiterFromContentType } from "./boundary.ts";
+import { type ParseOptions, resolveOptions } from "./limits.ts";
+import { BlobCollector, FieldReader } from "./parse.ts";
+import { EV_DATA, EV_NEED_MORE, EV_PART, EV_PART_END, Scanner } from "./scanner.ts";
+import { ChunkSource, type MultipartSource } from "./source.ts";
+
+class FormBuilder {
+  readonly form = new FormData();
+  readonly #scanner: Scanner;
+  readonly #source: ChunkSource;
+  readonly #field = new FieldReader();
+  // Created with the first file part: a form of fields only never needs it.
+  #files: BlobCollector | null = null;
+  #isFile = false;
+  #name = "";
+  #filename = "";
+  #type = "";
+
+  constructor(scanner: Scanner, source: ChunkSource) {
+    this.#scanner = scanner;
+    this.#source = source;
+  }
+
+  /** Consume events until the scanner needs input (NEED_MORE) or reaches the close delimiter (END). */
+  #run(): number {
+    const scanner = this.#scanner;
+    for (;;) {
+      const ev = scanner.step();
+      if (ev === EV_DATA) {
+        if (this.#isFile) this.#files!.add(scanner.data.subarray(scanner.dataStart, scanner.dataEnd));
+        else this.#field.add(scanner.data, scanner.dataStart, scanner.dataEnd);
+      } else if (ev === EV_PART_END) {
+        if (this.#isFile) this.form.append(this.#name, this.#files!.file(this.#filename, this.#type));
+        else this.form.append(this.#name, this.#field.value());
+      } else if (ev === EV_PART) {
+        this.#name = scanner.name;
+        this.#isFile = scanner.isFile;
+        if (this.#isFile) {
+          if (this.#files === null) this.#files = new BlobCollector();
+          this.#filename = scanner.filename!;
+          this.#type = scanner.partType();
+        } else {
+          this.#field.reset();
+        }
+      } else {
+        return ev;
+      }
+    }
+  }
+
+  /** Parse as far as in-memory input allows; true when complete. */
+  runSync(): boolean {
+    const scanner = this.#scanner;
+    for (;;) {
+      if (this.#run() !== EV_NEED_MORE) return true;
+      const chunk = this.#source.takeSync();
+      if (chunk === undefined) return false;
+      if (chunk === null) scanner.finish();
+      else scanner.push(chunk);
+    }
+  }
+
+  async runAsync(): Promise<FormData> {
+    const scanner = this.#scanner;
+    const source = this.#source;
+    try {
+      for (;;) {
+        const chunk = await source.read();
+        if (chunk === null) scanner.finish();
+        else scanner.push(chunk);
+        if (this.#run() !== EV_NEED_MORE) break;
+      }
+      // The epilogue is read and ignored (and counts toward maxTotalSize).
+      for (;;) {
+        const chunk = await source.read();
+        if (chunk === null) break;
+        scanner.push(chunk);
+      }
+      return this.form;
+    } catch (error) {
+      source.cancel(error);
+      throw error;
+    }
+  }
+}
+
+/**
+ * Parse a whole multipart/form-data body into a FormData: string entries for fields, Files (name =
+ * filename, type from the part's Content-Type, lastModified 0) for parts with a `filename`.
+ *
+ * Rejects with ArgumentError for bad arguments, DecodeError (ERR_MULTIPART) for a malformed body or
+ * Content-Type, LimitError when a limit is exceeded.
+ */
+export function parseFormData(
+  body: MultipartSource,
+  contentType: string,
+  options?: ParseOptions,
+): Promise<FormData> {
+  let source: ChunkSource | null = null;
+  try {
+    const resolved = resolveOptions(options);
+    const delimiter = delimiterFromContentType(contentType);
+    source = new ChunkSource(body);
+    const builder = new FormBuilder(new Scanner(delimiter, resolved, false), source);
+    if (builder.runSync()) return Promise.resolve(builder.form);
+    return builder.runAsync();
+  } catch (error) {
+    source?.cancel(error);
+    return Promise.reject(error);
+  }
+}

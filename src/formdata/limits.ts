@@ -1,0 +1,118 @@
+/**
+ * Parser options and their defaults.
+ *
+ * Every limit is finite by default, because a multipart body is attacker-controlled input on most
+ * servers (USERS.md §B: busboy's defaults are mostly ∞ and it truncates silently; undici has none).
+ * Exceeding a limit raises a `LimitError` whose `limit` is the option name, never a truncated value.
+ * `Infinity` is accepted to switch a limit off explicitly; anything else must be a non-negative
+ * integer (a fractional value silently disabled busboy's check, busboy#329, so we refuse it).
+ */
+
+import { ArgumentError } from "../core/errors.ts";
+
+export interface MultipartLimits {
+  /** Most parts (fields + files) in one body. Default 1000. */
+  maxParts?: number;
+  /** Most header bytes in one part, counting every header line and its CRLF. Default 16 KiB. */
+  maxHeaderSize?: number;
+  /** Most bytes in one field (a part without `filename`). Default 1 MiB. */
+  maxFieldSize?: number;
+  /** Most bytes in one file part. Default 128 MiB. */
+  maxFileSize?: number;
+  /** Most bytes read from the body in total (preamble and epilogue included). Default 256 MiB. */
+  maxTotalSize?: number;
+}
+
+export interface ParseOptions extends MultipartLimits {
+  /**
+   * Ignore bytes before the first delimiter (RFC 2046's preamble). The Fetch standard and its
+   * tests reject a preamble, so this is off by default. Default false.
+   */
+  allowPreamble?: boolean;
+  /**
+   * Turn `%22`, `%0D` and `%0A` in names and filenames back into `"`, CR and LF, as undici and
+   * busboy-era servers do. Off by default: the Fetch standard keeps them as they are, because `%`
+   * itself is never escaped, so the decoding is ambiguous. Default false.
+   */
+  decodeEscapes?: boolean;
+  /**
+   * Honour an RFC 5987 `filename*=UTF-8''...` parameter (UTF-8 or ISO-8859-1), which then wins over
+   * `filename`. Browsers never send it; some HTTP clients do. Default false.
+   */
+  filenameStar?: boolean;
+}
+
+export const DEFAULT_LIMITS: Readonly<Required<MultipartLimits>> = Object.freeze({
+  maxParts: 1000,
+  maxHeaderSize: 16 * 1024,
+  maxFieldSize: 1024 * 1024,
+  maxFileSize: 128 * 1024 * 1024,
+  maxTotalSize: 256 * 1024 * 1024,
+});
+
+/** Options after validation: one fixed shape, so the scanner's property loads stay monomorphic. */
+export interface ResolvedOptions {
+  readonly maxParts: number;
+  readonly maxHeaderSize: number;
+  readonly maxFieldSize: number;
+  readonly maxFileSize: number;
+  readonly maxTotalSize: number;
+  readonly allowPreamble: boolean;
+  readonly decodeEscapes: boolean;
+  readonly filenameStar: boolean;
+}
+
+const DEFAULT_RESOLVED: ResolvedOptions = Object.freeze({
+  ...DEFAULT_LIMITS,
+  allowPreamble: false,
+  decodeEscapes: false,
+  filenameStar: false,
+});
+
+const KNOWN = new Set([
+  "maxParts",
+  "maxHeaderSize",
+  "maxFieldSize",
+  "maxFileSize",
+  "maxTotalSize",
+  "allowPreamble",
+  "decodeEscapes",
+  "filenameStar",
+]);
+
+function limit(options: ParseOptions, key: keyof MultipartLimits): number {
+  const value = options[key];
+  if (value === undefined) return DEFAULT_LIMITS[key];
+  if (typeof value !== "number" || !(value === Infinity || (Number.isInteger(value) && value >= 0))) {
+    throw new ArgumentError(
+      `options.${key} must be a non-negative integer or Infinity, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function flag(options: ParseOptions, key: "allowPreamble" | "decodeEscapes" | "filenameStar"): boolean {
+  const value = options[key];
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") throw new ArgumentError(`options.${key} must be a boolean`);
+  return value;
+}
+
+/** Validate caller options once per parse; unknown keys are refused so a typo is not a silent no-op. */
+export function resolveOptions(options: ParseOptions | undefined): ResolvedOptions {
+  if (options === undefined) return DEFAULT_RESOLVED;
+  if (options === null || typeof options !== "object") throw new ArgumentError("options must be an object");
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new ArgumentError(`unknown option ${JSON.stringify(key)}`);
+  }
+  return {
+    maxParts: limit(options, "maxParts"),
+    maxHeaderSize: limit(options, "maxHeaderSize"),
+    maxFieldSize: limit(options, "maxFieldSize"),
+    maxFileSize: limit(options, "maxFileSize"),
+    maxTotalSize: limit(options, "maxTotalSize"),
+    allowPreamble: flag(options, "allowPreamble"),
+    decodeEscapes: flag(options, "decodeEscapes"),
+    filenameStar: flag(options, "filenameStar"),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Every accepted body shape behind one pull interface: `takeSync()` for bytes that are already in
+ * memory (so a Uint8Array body is parsed without a single await), `read()` for the rest.
+ */
+
+import { ArgumentError } from "../core/errors.ts";
+
+/** What `parseMultipart` / `parseFormData` accept as a body. */
+export type MultipartSource =
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array>
+  | Blob
+  | Uint8Array
+  | ArrayBuffer
+  | ArrayBufferView;
+
+const K_BYTES = 0;
+const K_READER = 1;
+const K_ITERATOR = 2;
+const K_BLOB = 3;
+
+/**
+ * A Blob body is read in windows of this size with `blob.slice().arrayBuffer()`: one call for a
+ * small Blob, flat memory for a large one (Node's `blob.stream()` would hand over each part of the
+ * Blob whole, however large).
+ */
+const BLOB_WINDOW = 256 * 1024;
+
+function toBytes(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new ArgumentError(
+    `body chunks must be Uint8Array, got ${typeof chunk === "string" ? "a string (is an encoding set on the stream?)" : typeof chunk}`,
+  );
+}
+
+export class ChunkSource {
+  readonly #kind: number;
+  #bytes: Uint8Array | null = null;
+  #reader: ReadableStreamDefaultReader<unknown> | null = null;
+  #iterator: AsyncIterator<unknown> | null = null;
+  #blob: Blob | null = null;
+  #blobOffset = 0;
+  #ended = false;
+
+  constructor(body: unknown) {
+    if (body instanceof Uint8Array) {
+      this.#kind = K_BYTES;
+      this.#bytes = body;
+    } else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+      this.#kind = K_BYTES;
+      this.#bytes = toBytes(body);
+    } else if (typeof Blob === "function" && body instanceof Blob) {
+      this.#kind = K_BLOB;
+      this.#blob = body;
+    } else if (
+      body !== null &&
+      typeof body === "object" &&
+      typeof (body as ReadableStream).getReader === "function"
+    ) {
+      this.#kind = K_READER;
+      try {
+        this.#reader = (body as ReadableStream<unknown>).getReader();
+      } catch (cause) {
+        throw new ArgumentError("the body stream is locked or already read", { cause });
+      }
+    } else if (
+      body !== null &&
+      typeof body === "object" &&
+      typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function"
+    ) {
+      this.#kind = K_ITERATOR;
+      this.#iterator = (body as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+    } else {
+      throw new ArgumentError(
+        "body must be a ReadableStream, an async iterable of Uint8Array, a Blob, a Uint8Array or an ArrayBuffer",
+      );
+    }
+  }
+
+  /** The next chunk if it is available without waiting (null at the end), or undefined. */
+  takeSync(): Uint8Array | null | undefined {
+    if (this.#kind !== K_BYTES) return undefined;
+    const bytes = this.#bytes;
+    this.#bytes = null;
+    if (bytes === null) this.#ended = true;
+    return bytes;
+  }
+
+  /** The next chunk, or null once the body is exhausted. */
+  /**
+   * One stream or iterator result to a chunk. A bound method made once per source: `read()` maps the
+   * underlying promise with it instead of being an async function, which saves a promise per chunk
+   * (1,600 of them for 100 MB in 64 KiB chunks).
+   */
+  readonly #onResult = (
+    result: IteratorResult<unknown> | ReadableStreamReadResult<unknown>,
+  ): Uint8Array | null => {
+    if (result.done === true) {
+      this.#ended = true;
+      return null;
+    }
+    return toBytes(result.value);
+  };
+
+  read(): Promise<Uint8Array | null> {
+    if (this.#ended) return ENDED;
+    if (this.#kind === K_READER) return this.#reader!.read().then(this.#onResult);
+    if (this.#kind === K_ITERATOR) return this.#iterator!.next().then(this.#onResult);
+    return this.#readOther();
+  }
+
+  async #readOther(): Promise<Uint8Array | null> {
+    switch (this.#kind) {
+      case K_BLOB: {
+        const blob = this.#blob!;
+        const size = blob.size;
+        const start = this.#blobOffset;
+        if (start >= size) {
+          this.#ended = true;
+          return null;
+        }
+        const end = Math.min(size, start + BLOB_WINDOW);
+        this.#blobOffset = end;
+        return new Uint8Array(
+          await (start === 0 && end === size ? blob : blob.slice(start, end)).arrayBuffer(),
+        );
+      }
+      default: {
+        const bytes = this.#bytes;
+        this.#bytes = null;
+        if (bytes === null) this.#ended = true;
+        return bytes;
+      }
+    }
+  }
+
+  /**
+   * Stop reading after an error or an early exit: cancel the stream / return() the iterator, as a
+   * `for await` loop over the body would. Never throws.
+   */
+  cancel(reason: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#bytes = null;
+    this.#blob = null;
+    try {
+      if (this.#reader !== null) this.#reader.cancel(reason).catch(ignore);
+      else if (this.#iterator !== null && typeof this.#iterator.return === "function") {
+        Promise.resolve(this.#iterator.return()).catch(ignore);
+      }
+    } catch {
+      // a throwing cancel/return hook must not mask the original error
+    }
+  }
+}
+
+function ignore(): void {}
+
+const ENDED: Promise<null> = Promise.resolve(null);
