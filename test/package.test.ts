@@ -39,18 +39,10 @@ describe("package surface", () => {
   it("every subpath in the exports map has its ESM, CommonJS and type files built", () => {
     for (const [subpath, target] of Object.entries(pkg.exports)) {
       if (typeof target === "string") continue;
-      const entry = target.import.default.replace("./dist/", "");
-      if (
-        !existsSync(
-          new URL(
-            `../src/${entry === "index.js" ? "index.ts" : entry.replace(/\.js$/, ".ts")}`,
-            import.meta.url,
-          ),
-        ) &&
-        !existsSync(new URL(`../src/${entry.replace(/\.js$/, "/index.ts")}`, import.meta.url))
-      ) {
-        continue; // a capability that has not landed yet
-      }
+      // "." -> src/index.ts, "./clone" -> src/clone/index.ts, "./compat/flatted" -> src/compat/flatted.ts
+      const name = subpath === "." ? "index" : subpath.slice(2);
+      const sources = [`../src/${name}.ts`, `../src/${name}/index.ts`];
+      if (!sources.some((source) => existsSync(new URL(source, import.meta.url)))) continue; // not landed yet
       for (const file of [target.import.default, target.import.types, target.require.default]) {
         expect(existsSync(new URL(`../${file}`, import.meta.url)), `${subpath}: ${file}`).toBe(true);
       }
