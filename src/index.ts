@@ -8,6 +8,7 @@ export {
   type SerializeOptions,
   serialize,
 } from "./binary/index.ts";
+export { type ChannelOptions, createChannel, openChannel } from "./channel/index.ts";
 export { type CloneOptions, clone } from "./clone/index.ts";
 export {
   ArgumentError,

@@ -5,7 +5,7 @@
 
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
-import { classify, isDetached, Kind } from "../core/types.ts";
+import { classify, isArrayBuffer, isDetached, Kind } from "../core/types.ts";
 
 export interface TransferPlan {
   /** ArrayBuffers to detach once the clone is complete. */
@@ -14,17 +14,6 @@ export interface TransferPlan {
   readonly host: object[];
   /** Host transferables already handed over with the value they were found in. */
   readonly hostDone: object[];
-}
-
-const byteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
-
-function isArrayBuffer(value: object): boolean {
-  try {
-    byteLengthOf.call(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -46,8 +35,7 @@ export function prepareTransfer(list: Iterable<unknown>): TransferPlan {
     if (seen.has(item)) throw new DataCloneError("Transfer list contains a duplicate entry.");
     seen.add(item);
     if (isArrayBuffer(item)) {
-      if (isDetached(item as ArrayBuffer))
-        throw new DataCloneError("An ArrayBuffer in the transfer list is detached.");
+      if (isDetached(item)) throw new DataCloneError("An ArrayBuffer in the transfer list is detached.");
       buffers.push(item as ArrayBuffer);
     } else if (typeof item === "object" && classify(item) === Kind.Host) {
       host.push(item);

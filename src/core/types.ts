@@ -181,6 +181,11 @@ export function bufferByteLength(buffer: ArrayBufferLike): number {
   return (shared ? byteLengthOfShared!.call(buffer) : byteLengthOfBuffer.call(buffer)) as number;
 }
 
+/** Whether a value is an ArrayBuffer (not a SharedArrayBuffer), by slot. */
+export function isArrayBuffer(value: unknown): value is ArrayBuffer {
+  return typeof value === "object" && value !== null && brand(byteLengthOfBuffer, value);
+}
+
 /** Whether an ArrayBuffer is detached (no `detached` getter before ES2024, so probe by making a view). */
 export function isDetached(buffer: ArrayBuffer): boolean {
   if (detachedOf !== undefined) return detachedOf.call(buffer) as boolean;

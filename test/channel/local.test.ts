@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import { createChannel, openChannel } from "../../src/channel/index.ts";
+import { StructuraError } from "../../src/core/errors.ts";
+import { closeEvent, take } from "./helpers.ts";
+
+/** Both ends in this thread. */
+function pair<T>(options?: Parameters<typeof createChannel>[0]) {
+  const { local, remote } = createChannel<T>(options);
+  return { a: local, b: openChannel<T>(remote), remote };
+}
+
+describe("channel in one thread", () => {
+  it("carries values both ways over the ring", async () => {
+    const { a, b } = pair<unknown>();
+    expect(a.transport).toBe("ring");
+    a.postMessage({ hello: "world", n: 1n, d: new Date(0), m: new Map([[1, 2]]) });
+    const [got] = await take(b, 1);
+    expect(got).toEqual({ hello: "world", n: 1n, d: new Date(0), m: new Map([[1, 2]]) });
+    b.postMessage("back");
+    expect(await take(a, 1)).toEqual(["back"]);
+    a.close();
+    b.close();
+  });
+
+  it("keeps order across the ring and the port path, through many wrap-arounds", async () => {
+    const { a, b } = pair<{ i: number; pad: string }>({ ringSize: 4096, largeMessageShare: 0.25 });
+    const n = 3000;
+    const received = take(b, n);
+    for (let i = 0; i < n; i++) {
+      const size = i % 17 === 0 ? 2000 : (i * 31) % 400;
+      a.postMessage({ i, pad: "y".repeat(size) });
+    }
+    const got = await received;
+    expect(got.map((m) => m.i)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(got[17]!.pad.length).toBe(2000);
+    a.close();
+  });
+
+  it("falls back to the port with the binary format, and says so", async () => {
+    const { a, b } = pair<unknown>({ transport: "port" });
+    expect(a.transport).toBe("port");
+    expect(b.transport).toBe("port");
+    const buf = new Uint8Array([1, 2, 3]).buffer;
+    a.postMessage({ x: 1n, buf }, { transfer: [buf] });
+    a.postMessage(new Set(["s"]));
+    expect(buf.byteLength).toBe(0);
+    const got = (await take(b, 2)) as [{ x: bigint; buf: ArrayBuffer }, Set<string>];
+    expect(got[0].x).toBe(1n);
+    expect([...new Uint8Array(got[0].buf)]).toEqual([1, 2, 3]);
+    expect(got[1]).toEqual(new Set(["s"]));
+    expect(() => b.receiveSync(0)).toThrow(StructuraError);
+    a.close();
+    await closeEvent(b);
+  });
+
+  it("refuses what serialize refuses, synchronously, and bad transfer lists", () => {
+    const { a, b } = pair<unknown>();
+    expect(() => a.postMessage({ f: () => 1 })).toThrow(expect.objectContaining({ name: "DataCloneError" }));
+    const sab = new SharedArrayBuffer(8);
+    expect(() => a.postMessage(1, { transfer: [sab] })).toThrow(
+      expect.objectContaining({ name: "DataCloneError" }),
+    );
+    const buf = new ArrayBuffer(4);
+    expect(() => a.postMessage(buf, { transfer: [buf, buf] })).toThrow(
+      expect.objectContaining({ name: "DataCloneError" }),
+    );
+    expect(() => a.postMessage(1, { transfer: [1] as unknown[] })).toThrow(TypeError);
+    expect(buf.byteLength).toBe(4);
+    a.close();
+    b.close();
+    expect(() => a.postMessage(1)).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CLOSED" }));
+  });
+
+  it("transfers ArrayBuffers without copying them into the ring, views keep their buffer", async () => {
+    const { a, b } = pair<{ buf: ArrayBuffer; view: Uint8Array; buffers: ArrayBuffer[] }>();
+    const buf = new ArrayBuffer(16);
+    new Uint8Array(buf).set([9, 8, 7]);
+    a.postMessage({ buf, view: new Uint8Array(buf, 1, 2), buffers: [buf] }, [buf]);
+    expect(buf.byteLength).toBe(0);
+    const [got] = await take(b, 1);
+    expect(got!.view.buffer).toBe(got!.buf);
+    expect(got!.buffers[0]).toBe(got!.buf);
+    expect([...got!.view]).toEqual([8, 7]);
+    a.close();
+  });
+
+  it("applies backpressure: send() waits for room, drain fires, nothing lost", async () => {
+    const { a, b } = pair<number[]>({ ringSize: 4096 });
+    const payload = Array.from({ length: 100 }, (_, i) => i);
+    let drained = 0;
+    a.addEventListener("drain", () => drained++);
+    for (let i = 0; i < 200; i++) a.postMessage([i, ...payload]);
+    expect(a.bufferedAmount).toBeGreaterThan(0);
+    // A transferred buffer is detached at once, even though its message waits in the queue.
+    const buf = new Uint8Array([42]).buffer;
+    const queuedBytes = a.bufferedAmount;
+    a.postMessage([-2, buf] as never, [buf]);
+    expect(buf.byteLength).toBe(0);
+    expect(a.bufferedAmount).toBeGreaterThan(queuedBytes);
+    const last = a.send([-1]);
+    const got = await take(b, 202);
+    await last;
+    expect(a.bufferedAmount).toBe(0);
+    expect(drained).toBeGreaterThan(0);
+    expect(got.slice(0, 200).map((m) => m[0])).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect([...new Uint8Array(got[200]![1] as unknown as ArrayBuffer)]).toEqual([42]);
+    expect(got[201]).toEqual([-1]);
+    a.close();
+  });
+
+  it("delivers to onmessage and addEventListener, and close ends the iterator", async () => {
+    const { a, b } = pair<number>();
+    const seen: number[] = [];
+    const done = new Promise<void>((resolve) => {
+      b.onmessage = (e) => {
+        seen.push(e.data!);
+        if (seen.length === 3) resolve();
+      };
+    });
+    const also: number[] = [];
+    b.addEventListener("message", (e) => also.push(e.data!));
+    a.postMessage(1);
+    a.postMessage(2);
+    a.postMessage(3);
+    await done;
+    expect(seen).toEqual([1, 2, 3]);
+    expect(also).toEqual([1, 2, 3]);
+    const closed = closeEvent(b);
+    a.close();
+    await closed;
+    expect(b.closed).toBe(true);
+  });
+
+  it("reports a corrupt ring as ERR_CHANNEL_CORRUPT and closes", async () => {
+    const { a, b, remote } = pair<unknown>();
+    // Forge a record in the ring b reads: a length that runs past the published bytes.
+    const ctrl = new Int32Array(remote.rx!, 0, 32);
+    const words = new Int32Array(remote.rx!, 128);
+    words[0] = 5000;
+    words[1] = 0;
+    Atomics.store(ctrl, 0, 16);
+    const errors: unknown[] = [];
+    b.addEventListener("error", (e) => errors.push(e.error));
+    const closed = closeEvent(b);
+    b.onmessage = () => {};
+    expect(await closed).toBeInstanceOf(StructuraError);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as StructuraError).code).toBe("ERR_CHANNEL_CORRUPT");
+    a.close();
+  });
+
+  it("reports bytes that do not decode as ERR_CHANNEL_CORRUPT from receiveSync", () => {
+    const { a, b, remote } = pair<unknown>();
+    const ctrl = new Int32Array(remote.rx!, 0, 32);
+    const bytes = new Uint8Array(remote.rx!, 128);
+    const words = new Int32Array(remote.rx!, 128);
+    words[0] = 4;
+    words[1] = 0;
+    bytes.set([0xff, 0xff, 0xff, 0xff], 8);
+    Atomics.store(ctrl, 0, 16);
+    expect(() => b.receiveSync(0)).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CORRUPT" }));
+    expect(b.closed).toBe(true);
+    a.close();
+  });
+
+  it("receiveSync: timeout, then a message, then closed", () => {
+    const { a, b } = pair<string>();
+    expect(b.receiveSync(0)).toBeUndefined();
+    expect(b.receiveSync(20)).toBeUndefined();
+    a.postMessage("one");
+    a.postMessage("z".repeat(600_000)); // port path, taken synchronously
+    expect(b.receiveSync(1000)).toEqual({ message: "one" });
+    expect(b.receiveSync(1000)?.message.length).toBe(600_000);
+    a.close();
+    expect(() => b.receiveSync()).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CLOSED" }));
+  });
+
+  it("validates options and handles", () => {
+    expect(() => createChannel({ ringSize: -1 })).toThrow(StructuraError);
+    expect(() => createChannel({ largeMessageShare: 0.9 })).toThrow(StructuraError);
+    expect(() => openChannel({} as never)).toThrow(StructuraError);
+  });
+});

@@ -1,0 +1,23 @@
+// Worker for channel.stress.mjs: sends messages `from`..`to`-1 with pseudo-random sizes (seeded, so
+// the main thread can check every one), then closes its end. Every 64th message is awaited (send) so
+// that backpressure is exercised; some carry transferred buffers, some are too large for the ring.
+import { workerData } from "node:worker_threads";
+import { sizeOf } from "./channel-sizes.mjs";
+
+const { openChannel } = await import(workerData.lib);
+const end = openChannel(workerData.channel);
+const { from, to } = workerData;
+
+for (let i = from; i < to; i++) {
+  const n = sizeOf(i);
+  const ch = String.fromCharCode(97 + (i % 26));
+  let msg;
+  if (i % 997 === 0) {
+    const buf = new ArrayBuffer(n + 1);
+    new Uint8Array(buf).fill(i & 255);
+    msg = end.send({ i, n, buf }, { transfer: [buf] });
+  } else
+    msg = i % 64 === 0 ? end.send({ i, n, s: ch.repeat(n) }) : end.postMessage({ i, n, s: ch.repeat(n) });
+  if (msg) await msg;
+}
+end.close();
