@@ -1,3 +1,5 @@
+import { prng } from "../lib/random.mjs";
+
 // Reference data shared by every capability benchmark (clone, binary, text, formdata, channel).
 //
 // The first group mirrors Bun's structuredClone benchmark snippet (see BENCHMARKS.md for the source), so
@@ -12,18 +14,6 @@
 //   json:   true if JSON.parse(JSON.stringify(value)) gives back an equal value (no undefined, Map,
 //           typed arrays, cycles, ...), so JSON-based codecs can take part.
 //   cyclic: true if the value graph contains a cycle (cloners without cycle support cannot take it).
-
-/** Small deterministic PRNG (mulberry32), so data is identical from run to run and runtime to runtime. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // The nested array from Bun's snippet, verbatim in shape and values.
 const testArray = [

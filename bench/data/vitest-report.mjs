@@ -1,3 +1,5 @@
+import { prng } from "../lib/random.mjs";
+
 // Datasets for the text-format benchmark (bench/text.mjs).
 //
 // vitestReport(): what Vitest's blob reporter writes: `[version, files, errors, moduleKeys, coverage,
@@ -17,17 +19,6 @@
 // referenced from many places (heavy sharing and cycles).
 //
 // All data is deterministic (seeded PRNG).
-
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   "renders",
