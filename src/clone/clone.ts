@@ -151,7 +151,7 @@ export function clone<T>(value: T, options?: CloneOptions): T {
 }
 
 /** Clones any value; objects go through the memory map. */
-export function cloneValue(value: unknown, state: CloneState): unknown {
+function cloneValue(value: unknown, state: CloneState): unknown {
   if (typeof value !== "object" || value === null) {
     if (typeof value === "function" || typeof value === "symbol") throw refuse(value);
     return value;

@@ -76,11 +76,6 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(
   Symbol.toStringTag,
 )!.get as (this: unknown) => string | undefined;
 
-/** The element type id of a typed array (by internal slot, whatever its prototype). */
-export function typedArrayId(view: ArrayBufferView): number {
-  return typedArrayIds[typedArrayTag.call(view)!]!;
-}
-
 /** The constructor for a typed array id, or undefined where the host lacks it (Float16Array). */
 export function typedArrayConstructor(id: number): TypedArrayConstructor | undefined {
   const name = TYPED_ARRAY_NAMES[id];
