@@ -506,7 +506,8 @@ export function createSuite(capability, options = {}) {
   }
 
   function printMatrix() {
-    if (cases.length === 0) return;
+    // formdata and channel print their own per-case tables and declare no implementation list
+    if (cases.length === 0 || labels.size === 0) return;
     const impls = [...labels.keys()];
     const others = impls.filter((n) => n !== baseline);
     const headers = ["case", `${baseline}`, ...others.map((n) => labels.get(n))];

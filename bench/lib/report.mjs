@@ -38,22 +38,97 @@ function describeSettings(st) {
   return parts.join("; ");
 }
 
+// How the extra figures of a result are shown; unknown keys are taken as byte counts.
+const EXTRA_FORMATS = {
+  bytes: formatBytes,
+  gzip: formatBytes,
+  peak: formatBytes,
+  mbps: (v) => `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} MB/s`,
+  share: (v) => `${(v * 100).toFixed(1)} %`,
+  p99: formatTime,
+  rate: (v) =>
+    v >= 1e6
+      ? `${(v / 1e6).toFixed(2)} M/s`
+      : v >= 1e3
+        ? `${(v / 1e3).toFixed(1)} k/s`
+        : `${v.toFixed(1)} /s`,
+};
+const EXTRA_LABELS = {
+  mbps: "throughput",
+  peak: "peak memory",
+  share: "peak / input",
+  p99: "p99",
+  rate: "one-way",
+};
+const formatExtra = (key, v) => (v === undefined ? "" : (EXTRA_FORMATS[key] ?? formatBytes)(v));
+
+function header(report) {
+  const rt = `${RUNTIME_NAMES[report.runtime.name] ?? report.runtime.name} ${report.runtime.version}`;
+  const m = report.machine;
+  return [
+    `${rt} · ${m.cpu} × ${m.cores} cores · ${m.platform}-${m.arch} · ${report.date.slice(0, 10)}`,
+    "",
+    `Command: \`${report.command}\` (${describeSettings(report.settings)})${report.revision ? `, build of ${report.revision}` : ""}`,
+    "",
+  ];
+}
+
+function targetRows(report) {
+  if (!(report.targets?.length > 0)) return [];
+  const out = ["", "| target | result | detail |", "| --- | --- | --- |"];
+  for (const t of report.targets) {
+    const mark = t.status === "PASS" ? "✅ PASS" : t.status === "MISS" ? "❌ MISS" : "➖ SKIP";
+    out.push(`| ${esc(t.label)} | ${mark} | ${esc(t.detail)} |`);
+  }
+  return out;
+}
+
+/**
+ * Benchmarks whose cases each have their own set of implementations (formdata, channel) declare no
+ * implementation list: one row per implementation and case, with the case's extra figures as columns.
+ */
+function renderLong(report) {
+  const baseline = report.baseline;
+  const keys = [
+    ...new Set(report.cases.flatMap((c) => c.results.flatMap((r) => Object.keys(r.extra ?? {})))),
+  ];
+  const out = header(report);
+  out.push(
+    `| case | implementation | median | ${keys.map((k) => EXTRA_LABELS[k] ?? k).join(" | ")}${keys.length ? " | " : ""}vs ${esc(baseline)} |`,
+    `| --- | --- | --: | ${keys.map(() => "--: | ").join("")}--: |`,
+  );
+  for (const c of report.cases) {
+    c.results.forEach((r, i) => {
+      const name = i === 0 ? `\`${esc(c.name)}\`` : "";
+      const extras = keys.map((k) => formatExtra(k, r.extra?.[k]));
+      const isBase = r.name === baseline;
+      const median = r.error !== undefined ? "n/a" : isBase ? `**${formatTime(r.p50)}**` : formatTime(r.p50);
+      const ratio =
+        r.error !== undefined ? esc(r.error) : isBase || r.ratio === undefined ? "" : formatRatio(r.ratio);
+      const note = r.note ? ` (${esc(r.note)})` : "";
+      out.push(
+        `| ${name} | ${esc(r.name)}${note} | ${median} | ${extras.map((e) => `${e} | `).join("")}${ratio} |`,
+      );
+    });
+  }
+  out.push(
+    "",
+    `Medians; the last column is each implementation's time relative to ${baseline}'s on the same case (above 1× means ${baseline} is faster).`,
+  );
+  out.push(...targetRows(report));
+  return out.join("\n");
+}
+
 /** Markdown for one JSON report. */
 export function renderReport(report) {
+  if (report.implementations.length === 0) return renderLong(report);
   const impls = report.implementations.map((i) => i.name);
   const label = new Map(report.implementations.map((i) => [i.name, i.label]));
   const baseline = report.baseline;
   const others = impls.filter((n) => n !== baseline);
   const out = [];
 
-  const rt = `${RUNTIME_NAMES[report.runtime.name] ?? report.runtime.name} ${report.runtime.version}`;
-  const m = report.machine;
-  out.push(
-    `${rt} · ${m.cpu} × ${m.cores} cores · ${m.platform}-${m.arch} · ${report.date.slice(0, 10)}`,
-    "",
-    `Command: \`${report.command}\` (${describeSettings(report.settings)})${report.revision ? `, build of ${report.revision}` : ""}`,
-    "",
-  );
+  out.push(...header(report));
 
   // main table: baseline median, then each implementation's median and its ratio to the baseline
   out.push(
@@ -101,19 +176,13 @@ export function renderReport(report) {
     for (const c of report.cases) {
       const cells = impls.map((n) => {
         const e = c.results.find((r) => r.name === n)?.extra;
-        return e ? keys.map((k) => (e[k] === undefined ? "" : formatBytes(e[k]))).join(" / ") : "";
+        return e ? keys.map((k) => formatExtra(k, e[k])).join(" / ") : "";
       });
       out.push(`| \`${esc(c.name)}\` | ${cells.join(" | ")} |`);
     }
   }
 
-  if (report.targets?.length > 0) {
-    out.push("", "| target | result | detail |", "| --- | --- | --- |");
-    for (const t of report.targets) {
-      const mark = t.status === "PASS" ? "✅ PASS" : t.status === "MISS" ? "❌ MISS" : "➖ SKIP";
-      out.push(`| ${esc(t.label)} | ${mark} | ${esc(t.detail)} |`);
-    }
-  }
+  out.push(...targetRows(report));
   return out.join("\n");
 }
 

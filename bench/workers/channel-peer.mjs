@@ -14,9 +14,12 @@ const reply = (send, data) => {
   }
 };
 
-if (transport === "structura" || transport === "structura-sync") {
+if (transport.startsWith("structura")) {
   const { openChannel } = await import(workerData.lib);
-  const end = openChannel(workerData.channel);
+  const end = openChannel(
+    workerData.channel,
+    workerData.spinMicros ? { spinMicros: workerData.spinMicros } : undefined,
+  );
   const send = (v) => end.postMessage(v);
   if (transport === "structura") end.onmessage = (e) => reply(send, e.data);
   else {

@@ -216,6 +216,7 @@ export class ChannelEnd<T = unknown> {
   #iterating = false;
   #spinMs: number;
   #sentSinceSleep = false;
+  #spinQueued = false;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
     this.#port = handle.port;
@@ -312,6 +313,10 @@ export class ChannelEnd<T = unknown> {
       buffers === null ? null : (structuredClone(buffers, { transfer: buffers }) as ArrayBuffer[]);
     const item: Outgoing = { bytes, text, size, seq: this.#sendSeq, buffers: moved, resolve };
     this.#sendSeq = (this.#sendSeq + 1) | 0;
+    if (this.#spinMs > 0 && !this.#spinQueued && this.#started) {
+      this.#spinQueued = true;
+      queueMicrotask(this.#spinAfterSend);
+    }
     if (this.#queueAt === this.#queue.length && this.#write(item)) {
       resolve?.();
       return;
@@ -322,6 +327,19 @@ export class ChannelEnd<T = unknown> {
     this.#queued += size;
     this.#armWriter();
   }
+
+  /**
+   * Latency mode (`spinMicros`): once the code that sent has yielded, poll for the answer before the
+   * event loop goes idle. A reader parked in `Atomics.waitAsync` is otherwise woken through the event
+   * loop, which costs more than the whole round trip on an idle core.
+   */
+  #spinAfterSend = (): void => {
+    this.#spinQueued = false;
+    const rx = this.#rx;
+    if (rx === null || this.#closed || this.#draining || this.#paused() || this.#waitingForPort) return;
+    this.#sentSinceSleep = false;
+    if (spinFor(rx.ctrl, this.#tail, this.#spinMs)) this.#drain();
+  };
 
   /** Writes one message into the ring (or the port, with a marker in the ring). False if no room. */
   #write(item: Outgoing): boolean {
@@ -677,6 +695,8 @@ export class ChannelEnd<T = unknown> {
         while (!this.#paused()) {
           const got = this.#readOne();
           if (got === null) break;
+          // What we sent has been answered (or we are simply receiving): no reason to poll after this.
+          this.#sentSinceSleep = false;
           this.#deliver(got.value);
           if (this.#closeEmitted) return;
         }

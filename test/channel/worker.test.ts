@@ -209,6 +209,21 @@ describe("channel with a worker thread", () => {
     expect(await exited).toBe(0);
   });
 
+  it("latency mode (spinMicros on both ends): request/response in order, then a burst, then close", async () => {
+    const { end, exited } = await peer<unknown>("sync-echo", { spin: 300 }, { spinMicros: 300 });
+    const it = end[Symbol.asyncIterator]();
+    for (let i = 0; i < 300; i++) {
+      const value = i % 3 === 0 ? { i, s: "x".repeat(i) } : i % 3 === 1 ? `m${i}` : [i, BigInt(i)];
+      end.postMessage(value);
+      expect((await it.next()).value).toEqual(value);
+    }
+    // A burst nobody answers until it is all sent: the poll after sending gives up and sleeps.
+    for (let i = 0; i < 2000; i++) end.postMessage(i);
+    for (let i = 0; i < 2000; i++) expect((await it.next()).value).toBe(i);
+    end.close();
+    expect(await exited).toBe(0);
+  });
+
   it("receiveSync with and without a timeout", async () => {
     const { end, worker } = await peer<Record<string, unknown>>("sync-timeout", { timeout: 100 });
     const it = end[Symbol.asyncIterator]();

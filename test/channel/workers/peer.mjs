@@ -15,7 +15,10 @@ const pointType = {
   encode: (p) => [p.x, p.y],
   decode: ([x, y]) => new Point(x, y),
 };
-const end = openChannel(workerData.channel, mode === "echo-types" ? { types: [pointType] } : undefined);
+const end = openChannel(
+  workerData.channel,
+  mode === "echo-types" ? { types: [pointType] } : args?.spin ? { spinMicros: args.spin } : undefined,
+);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
