@@ -13,6 +13,7 @@ import { type ParseOptions, resolveOptions } from "./limits.ts";
 import { BlobCollector, FieldReader } from "./parse.ts";
 import { EV_DATA, EV_NEED_MORE, EV_PART, EV_PART_END, Scanner } from "./scanner.ts";
 import { ChunkSource, type MultipartSource } from "./source.ts";
+import { decodeUtf8 } from "./utf8.ts";
 
 class FormBuilder {
   readonly form = new FormData();
@@ -49,6 +50,8 @@ class FormBuilder {
           if (this.#files === null) this.#files = new BlobCollector();
           this.#filename = scanner.filename!;
           this.#type = scanner.partType();
+        } else if (scanner.wholeBody()) {
+          this.form.append(this.#name, decodeUtf8(scanner.data, scanner.dataStart, scanner.dataEnd));
         } else {
           this.#field.reset();
         }

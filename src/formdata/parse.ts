@@ -75,11 +75,9 @@ export class MultipartField {
   }
 }
 
-// Let the classes below reach MultipartFile's private reader without making it public API.
-let readChunk: (file: MultipartFile) => Promise<Uint8Array | null>;
-/** The parser's answer for the next chunk, without the end bookkeeping (see FileChunks). */
-let readRaw: (file: MultipartFile) => Promise<Uint8Array | null>;
+// Let the parser mark a file's end, and FileChunks check it, without making either public API.
 let markEnded: (file: MultipartFile) => void;
+let hasEnded: (file: MultipartFile) => boolean;
 
 /** A part with a `filename` (even an empty one). Its bytes stream from the body on demand. */
 export class MultipartFile {
@@ -97,11 +95,10 @@ export class MultipartFile {
   #ended = false;
 
   static {
-    readChunk = (file) => file.#read();
-    readRaw = (file) => (file.#ended ? ENDED : file.#parser.readBody(file));
     markEnded = (file) => {
       file.#ended = true;
     };
+    hasEnded = (file) => file.#ended;
     createFile = (parser, name, filename, type, scanner) =>
       new MultipartFile(parser, name, filename, type, scanner);
   }
@@ -136,19 +133,15 @@ export class MultipartFile {
   }
 
   #read(): Promise<Uint8Array | null> {
-    if (this.#ended) return ENDED;
-    // The parser answers with an already-resolved promise when the chunk is in memory; only the
-    // end of the body needs a callback to remember it.
-    return this.#parser.readBody(this).then((chunk) => {
-      if (chunk === null) this.#ended = true;
-      return chunk;
-    });
+    // The parser answers with an already-resolved promise when the chunk is in memory, and marks
+    // the file ended when it hands out the end.
+    return this.#ended ? ENDED : this.#parser.readBody(this);
   }
 
   /** The bytes as a ReadableStream; each pull reads one chunk from the body. */
   stream(): ReadableStream<Uint8Array> {
     this.#claim();
-    return new ReadableStream<Uint8Array>(new FileBodySource(this), { highWaterMark: 0 });
+    return new ReadableStream<Uint8Array>(new FileBodySource(this, this.#parser), { highWaterMark: 0 });
   }
 
   /** The bytes chunk by chunk (views of the body's chunks; copy one to keep it past its chunk). */
@@ -156,7 +149,7 @@ export class MultipartFile {
     this.#claim();
     // A plain iterator rather than an async generator: one promise per chunk instead of a chain of
     // them, which matters for 64 KiB chunks of a large upload.
-    return new FileChunks(this);
+    return new FileChunks(this, this.#parser);
   }
 
   /** All bytes in one Uint8Array (bounded by maxFileSize). */
@@ -211,23 +204,23 @@ const ENDED: Promise<null> = Promise.resolve(null);
 const toResult = (chunk: Uint8Array | null): IteratorResult<Uint8Array, undefined> =>
   chunk === null ? DONE_CHUNKS : { done: false, value: chunk };
 const DONE_CHUNKS: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const DONE_CHUNKS_PROMISE: Promise<IteratorResult<Uint8Array, undefined>> = Promise.resolve(DONE_CHUNKS);
 
 /** `for await (const chunk of file)`. Leaving the loop early leaves the rest for `next()` to skip. */
 class FileChunks implements AsyncIterableIterator<Uint8Array, undefined, undefined> {
   readonly #file: MultipartFile;
-  /** Bound once per file, so that each chunk costs one `then`, with no closure per chunk. */
-  readonly #map = (chunk: Uint8Array | null): IteratorResult<Uint8Array, undefined> => {
-    if (chunk === null) markEnded(this.#file);
-    return toResult(chunk);
-  };
-  constructor(file: MultipartFile) {
+  readonly #parser: PartsIterator;
+  constructor(file: MultipartFile, parser: PartsIterator) {
     this.#file = file;
+    this.#parser = parser;
   }
   [Symbol.asyncIterator](): this {
     return this;
   }
   next(): Promise<IteratorResult<Uint8Array, undefined>> {
-    return readRaw(this.#file).then(this.#map);
+    // The parser builds the iterator result itself: no `then` per chunk here.
+    const file = this.#file;
+    return hasEnded(file) ? DONE_CHUNKS_PROMISE : this.#parser.readBodyResult(file);
   }
   return(): Promise<IteratorResult<Uint8Array, undefined>> {
     return Promise.resolve(DONE_CHUNKS);
@@ -237,11 +230,13 @@ class FileChunks implements AsyncIterableIterator<Uint8Array, undefined, undefin
 /** Pull source for `MultipartFile.stream()`. */
 class FileBodySource implements UnderlyingDefaultSource<Uint8Array> {
   readonly #file: MultipartFile;
-  constructor(file: MultipartFile) {
+  readonly #parser: PartsIterator;
+  constructor(file: MultipartFile, parser: PartsIterator) {
     this.#file = file;
+    this.#parser = parser;
   }
   async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    const chunk = await readChunk(this.#file);
+    const chunk = hasEnded(this.#file) ? null : await this.#parser.readBody(this.#file);
     if (chunk === null) controller.close();
     else controller.enqueue(chunk);
   }
@@ -373,6 +368,8 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
   /** The scanner reached the close delimiter; the epilogue remains to be drained. */
   #atEnd = false;
   #busy = false;
+  /** The pending body read answers with an IteratorResult (readBodyResult) rather than the chunk. */
+  #asResult = false;
   #finished = false;
   #failed = false;
   #error: unknown = null;
@@ -477,6 +474,10 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
           this.#current = file;
           return { done: false, value: file };
         }
+        if (scanner.wholeBody()) {
+          const value = decodeUtf8(scanner.data, scanner.dataStart, scanner.dataEnd);
+          return { done: false, value: createField(scanner.name, value, scanner.partType(), scanner) };
+        }
         this.#field.reset();
       } else if (ev === EV_NEED_MORE) {
         if (!this.#feedSync()) return null;
@@ -526,6 +527,15 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
 
   /** @internal The next chunk of `file`'s body, or null at its end. */
   readBody(file: MultipartFile): Promise<Uint8Array | null> {
+    return this.#readBody(file, false) as Promise<Uint8Array | null>;
+  }
+
+  /** @internal readBody's answer as the IteratorResult `for await` wants (see FileChunks). */
+  readBodyResult(file: MultipartFile): Promise<IteratorResult<Uint8Array, undefined>> {
+    return this.#readBody(file, true) as Promise<IteratorResult<Uint8Array, undefined>>;
+  }
+
+  #readBody(file: MultipartFile, asResult: boolean): Promise<unknown> {
     if (this.#failed) return Promise.reject(this.#error);
     if (file !== this.#current) {
       return Promise.reject(
@@ -541,7 +551,10 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
     } catch (error) {
       return Promise.reject(this.#fail(error));
     }
-    return chunk !== undefined ? Promise.resolve(chunk) : this.#bodyAsync();
+    if (chunk !== undefined) return Promise.resolve(asResult ? toResult(chunk) : chunk);
+    this.#busy = true;
+    this.#asResult = asResult;
+    return this.#source.readRaw().then(this.#onBodyInput, this.#onBodyError);
   }
 
   /** The next body chunk from input in memory, null at the part's end, undefined to await input. */
@@ -551,6 +564,8 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
       const ev = scanner.step();
       if (ev === EV_DATA) return scanner.data.subarray(scanner.dataStart, scanner.dataEnd);
       if (ev === EV_PART_END) {
+        // Null when return() ran while this read waited for input.
+        if (this.#current !== null) markEnded(this.#current);
         this.#current = null;
         return null;
       }
@@ -559,23 +574,30 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
     }
   }
 
-  async #bodyAsync(): Promise<Uint8Array | null> {
-    this.#busy = true;
+  /**
+   * A body read that had to wait for input, continued: one `then` per input chunk (bound once per
+   * parser, no closure per chunk), where an async function cost two more promises per chunk.
+   */
+  readonly #onBodyInput = (raw: unknown): unknown => {
+    let chunk: Uint8Array | null | undefined;
     try {
-      for (;;) {
-        // Inlined #feed(): one promise less per chunk of a large file.
-        const input = await this.#source.read();
-        if (input === null) this.#scanner.finish();
-        else this.#scanner.push(input);
-        const chunk = this.#bodyStep();
-        if (chunk !== undefined) return chunk;
-      }
+      const input = this.#source.chunkOf(raw);
+      if (input === null) this.#scanner.finish();
+      else this.#scanner.push(input);
+      chunk = this.#bodyStep();
     } catch (error) {
-      throw this.#fail(error);
-    } finally {
       this.#busy = false;
+      throw this.#fail(error);
     }
-  }
+    if (chunk === undefined) return this.#source.readRaw().then(this.#onBodyInput, this.#onBodyError);
+    this.#busy = false;
+    return this.#asResult ? toResult(chunk) : chunk;
+  };
+
+  readonly #onBodyError = (error: unknown): never => {
+    this.#busy = false;
+    throw this.#fail(error);
+  };
 }
 
 /**

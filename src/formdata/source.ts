@@ -111,6 +111,25 @@ export class ChunkSource {
     return this.#readOther();
   }
 
+  /**
+   * The next chunk in its raw form, to be converted with `chunkOf()`: a stream's or iterator's
+   * result object as it comes. A reader that maps the answer anyway saves the `then` that `read()`
+   * adds, a promise per chunk.
+   */
+  readRaw(): Promise<unknown> {
+    if (this.#ended) return ENDED;
+    if (this.#kind === K_READER) return this.#reader!.read();
+    if (this.#kind === K_ITERATOR) return this.#iterator!.next();
+    return this.#readOther();
+  }
+
+  /** The chunk (null at the end) that an answer of `readRaw()` stands for. Throws for a bad chunk. */
+  chunkOf(raw: unknown): Uint8Array | null {
+    if (raw === null || (this.#kind !== K_READER && this.#kind !== K_ITERATOR))
+      return raw as Uint8Array | null;
+    return this.#onResult(raw as IteratorResult<unknown>);
+  }
+
   async #readOther(): Promise<Uint8Array | null> {
     switch (this.#kind) {
       case K_BLOB: {

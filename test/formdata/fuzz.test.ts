@@ -15,11 +15,12 @@ import {
   DecodeError,
   encodeFormData,
   LimitError,
+  type MultipartFile,
   type ParseOptions,
   parseFormData,
   parseMultipart,
 } from "../../src/formdata/index.ts";
-import { type Described, describeParts, iterableOf, splitAt } from "./helpers.ts";
+import { concat, type Described, describeParts, iterableOf, splitAt } from "./helpers.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 60;
 
@@ -165,14 +166,30 @@ async function describePartsLatin1(
   headers = false,
 ): Promise<Described[]> {
   const out: Described[] = [];
+  let files = 0;
   for await (const part of parseMultipart(body, contentType, options)) {
     // With `headers`, each entry is followed by the part's header lines, read after its body.
     if (part.kind === "field") out.push([part.name, part.value]);
     else
-      out.push([part.name, { filename: part.filename, type: part.type, body: latin1(await part.bytes()) }]);
+      out.push([
+        part.name,
+        { filename: part.filename, type: part.type, body: latin1(await readFile(part, files++)) },
+      ]);
     if (headers) out.push(["(headers)", JSON.stringify(part.headers)]);
   }
   return out;
+}
+
+/** A file's bytes, read in turn by each of the ways the API offers (they share the parser's reads). */
+async function readFile(part: MultipartFile, k: number): Promise<Uint8Array> {
+  if (k % 3 === 0) return part.bytes();
+  const chunks: Uint8Array[] = [];
+  if (k % 3 === 1) for await (const chunk of part) chunks.push(chunk.slice());
+  else {
+    const reader = part.stream().getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value.slice());
+  }
+  return concat(...chunks);
 }
 
 /** Outcome of a parse as comparable data: the entries, or the error's identity. */

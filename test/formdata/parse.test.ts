@@ -686,4 +686,29 @@ describe("the delimiter search on large chunks", () => {
       await check(await parseFormData(iterableOf(splitAt(body, cuts)), encoded.contentType));
     }
   });
+
+  it("finds a delimiter that straddles the probe and the 64 KiB blocks a whole body is searched in", async () => {
+    const boundary = "B0undary-blocks";
+    const m = boundary.length + 4; // CRLF "--" boundary
+    const sizes: number[] = [];
+    // The search looks at the first 1 KiB with one cursor, then in 64 KiB blocks.
+    for (const edge of [1024, 1024 + 65_536, 1024 + 131_072]) {
+      for (let d = -m - 1; d <= 2; d++) sizes.push(edge + d);
+    }
+    const contents = sizes.map((size) => new Uint8Array(size).fill(0x2d));
+    const entries: Array<[string, File]> = sizes.map((size, k) => [
+      `f${size}`,
+      new File([contents[k]!], "x"),
+    ]);
+    const encoded = encodeFormData(entries, { boundary });
+    const body = await encoded.body.bytes();
+    for (const input of [body, new Blob([body as BlobPart])]) {
+      const form = await parseFormData(input, encoded.contentType);
+      for (let k = 0; k < sizes.length; k++) {
+        const file = form.get(`f${sizes[k]}`) as File;
+        expect(file.size, `file ${sizes[k]}`).toBe(sizes[k]);
+        expect(firstDifference(new Uint8Array(await file.arrayBuffer()), contents[k]!)).toBe(-1);
+      }
+    }
+  });
 });
