@@ -370,11 +370,14 @@ const utf8Slice: Utf8Slice | undefined =
 const textDecoder = new TextDecoder();
 const fromCharCode = String.fromCharCode;
 
+/** Strings up to this many bytes are tried as ASCII first (see shortAscii). */
+const SHORT_ASCII = 16;
+
 function readUtf8(n: number): string {
   if (n > end - pos) truncated();
   const start = pos;
   pos += n;
-  if (n <= 12) {
+  if (n <= SHORT_ASCII) {
     // Short ASCII strings (keys, ids, names): one fromCharCode call with explicit arguments beats a call
     // into the runtime's UTF-8 decoder and allocates only the result.
     const b = src;
@@ -385,6 +388,12 @@ function readUtf8(n: number): string {
   return decodeUtf8(start, start + n);
 }
 
+/**
+ * Up to SHORT_ASCII bytes known to be ASCII: one fromCharCode call with explicit arguments per length.
+ * Concatenating shorter pieces would allocate each piece and then copy them into the result (strings
+ * under 13 characters are never ropes). Lengths past 8 are in a second function, so that this one
+ * stays small enough for V8 to inline.
+ */
 function shortAscii(b: Uint8Array, i: number, n: number): string {
   switch (n) {
     case 0:
@@ -405,8 +414,15 @@ function shortAscii(b: Uint8Array, i: number, n: number): string {
       return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!);
     case 8:
       return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!, b[i + 7]!);
-    default: {
-      const head = fromCharCode(
+    default:
+      return longerAscii(b, i, n);
+  }
+}
+
+function longerAscii(b: Uint8Array, i: number, n: number): string {
+  switch (n) {
+    case 9:
+      return fromCharCode(
         b[i]!,
         b[i + 1]!,
         b[i + 2]!,
@@ -415,9 +431,122 @@ function shortAscii(b: Uint8Array, i: number, n: number): string {
         b[i + 5]!,
         b[i + 6]!,
         b[i + 7]!,
+        b[i + 8]!,
       );
-      return head + shortAscii(b, i + 8, n - 8);
-    }
+    case 10:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+      );
+    case 11:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+        b[i + 10]!,
+      );
+    case 12:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+        b[i + 10]!,
+        b[i + 11]!,
+      );
+    case 13:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+        b[i + 10]!,
+        b[i + 11]!,
+        b[i + 12]!,
+      );
+    case 14:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+        b[i + 10]!,
+        b[i + 11]!,
+        b[i + 12]!,
+        b[i + 13]!,
+      );
+    case 15:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+        b[i + 10]!,
+        b[i + 11]!,
+        b[i + 12]!,
+        b[i + 13]!,
+        b[i + 14]!,
+      );
+    case 16:
+      return fromCharCode(
+        b[i]!,
+        b[i + 1]!,
+        b[i + 2]!,
+        b[i + 3]!,
+        b[i + 4]!,
+        b[i + 5]!,
+        b[i + 6]!,
+        b[i + 7]!,
+        b[i + 8]!,
+        b[i + 9]!,
+        b[i + 10]!,
+        b[i + 11]!,
+        b[i + 12]!,
+        b[i + 13]!,
+        b[i + 14]!,
+        b[i + 15]!,
+      );
+    default:
+      return decodeUtf8(i, i + n);
   }
 }
 
@@ -514,7 +643,22 @@ function readElements(n: number): unknown[] {
   const array: unknown[] = new Array(n);
   refs.push(array);
   if (++depth > maxDepth) depthExceeded();
+  const b = src;
   for (let i = 0; i < n; i++) {
+    // Small integers and short strings, the bulk of arrays of scalars, without a call into readSlot.
+    if (pos < end) {
+      const tag = b[pos]!;
+      if (tag < 0xa0) {
+        pos++;
+        array[i] = tag < 0x80 ? tag : readUtf8(tag & 0x1f);
+        continue;
+      }
+      if (tag === UINT16 && end - pos > 2) {
+        array[i] = b[pos + 1]! | (b[pos + 2]! << 8);
+        pos += 3;
+        continue;
+      }
+    }
     const item = readSlot();
     if (item !== ABSENT) array[i] = item;
   }

@@ -8,12 +8,14 @@
  *   into the output;
  * - plain objects are written as records: the key list of a shape is written once per message and each
  *   later object of that shape writes only its values. Shapes are found through a process-wide
- *   transition tree (key by key), with the last two shapes checked first;
+ *   transition tree (key by key), with the last two shapes checked first. Once a shape repeats, its
+ *   values are written by a writer compiled for it (constant-name reads instead of keyed ones);
+ * - shared references: one Set `add` per object both finds repeats and numbers the object;
  * - typed-array payloads are copied with `set`, never byte by byte.
  */
 
 import { DataCloneError, describeValue, LimitError, StructuraError } from "../core/errors.ts";
-import { proxyDetector } from "../core/host.ts";
+import { compile, proxyDetector } from "../core/host.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, encodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
@@ -115,6 +117,12 @@ const SLACK = 32;
 const INITIAL_SIZE = 8192;
 /** A buffer grown past this is not kept for the next call. */
 const KEEP_LIMIT = 4 * 1024 * 1024;
+/**
+ * Size of the next fresh buffer. A message that filled its buffer takes it along, and the next one,
+ * likely of a similar size, starts at that size instead of growing from INITIAL_SIZE and copying its
+ * bytes at every doubling.
+ */
+let freshSize = INITIAL_SIZE;
 
 let target = new Uint8Array(0);
 let view = new DataView(target.buffer);
@@ -154,36 +162,81 @@ function writeVarint(n: number): void {
 
 /**
  * The objects written so far, by reference index. Small messages are the common case and a linear scan
- * of a few entries beats hashing, so the first SMALL_MEMO objects live in an array; past that a Map
- * takes over.
+ * of a few entries beats hashing, so the first SMALL_MEMO objects live in an array. Past that a Set
+ * takes over: its insertion order is the reference order, and one `add` both looks an object up and
+ * numbers it (a Map would need a `get` and then a `set` for every new object, the common case). Only
+ * the first repeated object then pays for a Map (object -> index), built in one pass, which serves the
+ * rest of the message.
  */
 let memoList: (object | undefined)[] = [];
+let seen: Set<object> | null = null;
 let memo: Map<object, number> | null = null;
 const SMALL_MEMO = 24;
 
-function remember(value: object): number {
-  const index = nextRef++;
-  if (memo !== null) memo.set(value, index);
-  else if (index < SMALL_MEMO) memoList[index] = value;
-  else {
-    memo = new Map();
-    for (let i = 0; i < index; i++) memo.set(memoList[i]!, i);
-    memo.set(value, index);
+/**
+ * The reference index of an object already written, or -1 after numbering it as the next object (the
+ * caller writes it). Every object is claimed once, when its value starts, before anything else is
+ * written: the reference order is the order in which values start (views excepted, see `writeView`).
+ */
+function claim(value: object): number {
+  if (memo !== null) {
+    const index = memo.get(value);
+    if (index !== undefined) return index;
+    memo.set(value, nextRef++);
+    return -1;
   }
-  return index;
-}
-
-function recall(value: object): number {
-  if (memo !== null) return memo.get(value) ?? -1;
-  // Without the Map, every object so far is in the list (fewer than SMALL_MEMO).
+  if (seen !== null) {
+    const size = seen.size;
+    seen.add(value);
+    if (seen.size !== size) {
+      nextRef++;
+      return -1;
+    }
+    return indexFromSeen(value);
+  }
+  // Without the Set, every object so far is in the list (fewer than SMALL_MEMO).
   const list = memoList;
   const n = nextRef;
   for (let i = 0; i < n; i++) if (list[i] === value) return i;
+  remember(value);
   return -1;
+}
+
+/** Numbers `value` as the next object (it must not have been claimed). */
+function remember(value: object): void {
+  const index = nextRef++;
+  if (memo !== null) memo.set(value, index);
+  else if (seen !== null) seen.add(value);
+  else if (index < SMALL_MEMO) memoList[index] = value;
+  else {
+    const set = new Set<object>();
+    for (let i = 0; i < index; i++) set.add(memoList[i]!);
+    set.add(value);
+    seen = set;
+  }
+}
+
+/** Takes back the number just given to `value` by `claim` (it must be the last object claimed). */
+function unclaim(value: object): void {
+  nextRef--;
+  if (memo !== null) memo.delete(value);
+  else if (seen !== null) seen.delete(value);
+  else memoList[nextRef] = undefined;
+}
+
+/** The first repeat in a large message: number the Set's objects in a Map, which takes over. */
+function indexFromSeen(value: object): number {
+  const map = new Map<object, number>();
+  let i = 0;
+  for (const object of seen!) map.set(object, i++);
+  memo = map;
+  seen = null;
+  return map.get(value)!;
 }
 
 function forget(): void {
   memo = null;
+  seen = null;
   const list = memoList;
   const n = Math.min(nextRef, SMALL_MEMO);
   for (let i = 0; i < n; i++) list[i] = undefined;
@@ -209,6 +262,10 @@ class ShapeNode {
   /** The message (epoch) in which this shape was last defined, and its id there. */
   epoch = 0;
   id = 0;
+  /** Records of this shape written so far (across messages), until its writer is compiled. */
+  uses = 0;
+  /** The compiled field writer; null until compiled, `writeFieldsGeneric` if it cannot be. */
+  write: FieldWriter | null = null;
 }
 
 /** Records with more keys are written as plain key/value objects. */
@@ -270,7 +327,7 @@ export function encode(value: unknown, config: EncodeConfig): Uint8Array {
 }
 
 function encodeFresh(value: unknown, config: EncodeConfig): Uint8Array {
-  if (target.length === 0) grow(INITIAL_SIZE);
+  if (target.length === 0) grow(freshSize);
   registry = config.registry.size === 0 ? null : config.registry;
   maxDepth = config.maxDepth;
   isProxy = proxyDetector();
@@ -303,6 +360,7 @@ function encodeFresh(value: unknown, config: EncodeConfig): Uint8Array {
     out = target.subarray(0, end);
     target = new Uint8Array(0);
     safeEnd = -1;
+    freshSize = Math.min(end + (end >> 3), KEEP_LIMIT);
   } else {
     out = target.slice(0, end);
     if (target.length > KEEP_LIMIT) {
@@ -330,7 +388,9 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
     view,
     pos,
     safeEnd,
+    freshSize,
     memo,
+    seen,
     memoList,
     nextRef,
     epoch,
@@ -346,7 +406,9 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
   target = new Uint8Array(0);
   safeEnd = -1;
   pos = 0;
+  freshSize = INITIAL_SIZE;
   memo = null;
+  seen = null;
   memoList = [];
   depth = 0;
   // Shapes defined in the outer message keep their ids: give the inner message its own epoch, and the
@@ -364,7 +426,9 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
     view = saved.view;
     pos = saved.pos;
     safeEnd = saved.safeEnd;
+    freshSize = saved.freshSize;
     memo = saved.memo;
+    seen = saved.seen;
     memoList = saved.memoList;
     nextRef = saved.nextRef;
     epoch = saved.epoch;
@@ -470,7 +534,23 @@ function writeString(s: string): void {
     const start = pos;
     const headerSize = n < 32 ? 1 : 2;
     let p = start + headerSize;
-    for (let i = 0; i < n; i++) {
+    // ASCII first (keys, ids, names): one compare per character, and the header is known.
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      t[p++] = c;
+    }
+    if (i === n) {
+      if (n < 32) t[start] = FIXSTR | n;
+      else {
+        t[start] = STR8;
+        t[start + 1] = n;
+      }
+      pos = p;
+      return;
+    }
+    for (; i < n; i++) {
       const c = s.charCodeAt(i);
       if (c < 0x80) t[p++] = c;
       else if (c < 0x800) {
@@ -599,7 +679,7 @@ function depthExceeded(): never {
 }
 
 function writeObject(value: object): void {
-  const ref = recall(value);
+  const ref = claim(value);
   if (ref !== -1) {
     writeRef(ref);
     return;
@@ -638,7 +718,6 @@ function writeObject(value: object): void {
 
 function writeRecord(value: object, keys: string[]): void {
   const n = keys.length;
-  remember(value);
   if (n === 0) {
     target[pos++] = OBJECT;
     target[pos++] = 0;
@@ -676,6 +755,18 @@ function writeRecord(value: object, keys: string[]): void {
       writeVarint(id);
     }
   }
+  let write = shape.write;
+  if (write === null && ++shape.uses > COMPILE_AFTER) {
+    write = (n <= MAX_COMPILED_KEYS ? compileWriter(shape.keys!) : null) ?? writeFieldsGeneric;
+    shape.write = write;
+  }
+  if (write !== null && write !== writeFieldsGeneric) write(value);
+  else writeFields(value, keys, n);
+  depth--;
+}
+
+/** The values of a record, in key order, read by computed key (before a shape's writer is compiled). */
+function writeFields(value: object, keys: readonly string[], n: number): void {
   const source = value as Record<string, unknown>;
   let i = 0;
   try {
@@ -684,14 +775,74 @@ function writeRecord(value: object, keys: string[]): void {
       const item = source[key];
       if (item === undefined && !hasOwn.call(source, key)) {
         // A getter earlier in the walk deleted this key: the record marks it absent.
-        if (pos > safeEnd) grow(SLACK);
-        target[pos++] = HOLE;
+        writeHole();
       } else writeValue(item);
     }
   } catch (error) {
     throw annotate(error, keys[i]!);
   }
-  depth--;
+}
+
+function writeHole(): void {
+  if (pos > safeEnd) grow(SLACK);
+  target[pos++] = HOLE;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Compiled record writers
+
+/**
+ * Writes the values of one record whose own enumerable keys are exactly its shape's keys. A loop over
+ * the keys reads `source[key]` with a different key each time, a megamorphic keyed load (~20 ns on V8);
+ * a writer compiled per shape reads each key by a constant name instead, an inline-cache hit.
+ */
+type FieldWriter = (source: object) => void;
+
+/** Records of a shape written by the generic loop before its writer is compiled (across messages). */
+const COMPILE_AFTER = 2;
+/** Wider records keep the generic loop: a long body gains little and costs compile time. */
+const MAX_COMPILED_KEYS = 64;
+
+/** Marks a shape whose writer could not be compiled: it keeps the generic loop (never called). */
+const writeFieldsGeneric: FieldWriter = () => {
+  throw new Error("unreachable");
+};
+
+type WriterFactory = (
+  writeValue: (value: unknown) => void,
+  writeHole: () => void,
+  annotate: (error: unknown, key: string) => unknown,
+  hasOwn: (this: object, key: string) => boolean,
+  keys: readonly string[],
+) => FieldWriter;
+
+/**
+ * Builds, for keys `a`, `b`:
+ *
+ *   function write(s) {
+ *     var x, k = 0;
+ *     try {
+ *       x = s["a"]; if (x === undefined && !hasOwn.call(s, "a")) writeHole(); else writeValue(x);
+ *       k = 1;
+ *       x = s["b"]; if (x === undefined && !hasOwn.call(s, "b")) writeHole(); else writeValue(x);
+ *     } catch (e) { throw annotate(e, keys[k]); }
+ *   }
+ *
+ * The same reads, in the same order, as `writeFields`, so getters see the same walk. Keys are embedded
+ * as JSON string literals, which cannot break out of the string; a member read (unlike a literal) gives
+ * `__proto__` no special meaning, so every key list compiles. Returns null when codegen is off/refused.
+ */
+function compileWriter(keys: readonly string[]): FieldWriter | null {
+  let body = "return function write(s){var x,k=0;try{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = JSON.stringify(keys[i]);
+    if (i > 0) body += `k=${i};`;
+    body += `x=s[${key}];if(x===undefined&&!hasOwn.call(s,${key}))writeHole();else writeValue(x);`;
+  }
+  body += "}catch(e){throw annotate(e,keys[k]);}}";
+  const factory = compile<WriterFactory>(["writeValue", "writeHole", "annotate", "hasOwn", "keys"], body);
+  if (factory === null) return null;
+  return factory(writeValue, writeHole, annotate as (error: unknown, key: string) => unknown, hasOwn, keys);
 }
 
 /** key/value pairs, for OBJECT and the property lists of arrays. Keys present in `keys` but deleted
@@ -726,7 +877,6 @@ function isIndexKey(key: string, length: number): boolean {
 }
 
 function writeArray(array: unknown[]): void {
-  remember(array);
   if (++depth > maxDepth) depthExceeded();
   const n = array.length;
   // Object.keys lists the present indices, then any other own enumerable properties: it tells holes
@@ -748,7 +898,24 @@ function writeArray(array: unknown[]): void {
   try {
     for (; i < n; i++) {
       const item = array[i];
-      if (item === undefined && !(i in array)) {
+      if (typeof item === "number" && (item & 0xffff) === item && (item !== 0 || 1 / item > 0)) {
+        // An integer in 0..65535 (not -0), the bulk of numeric arrays: written here, as writeNumber
+        // would, without the call (V8 does not inline writeNumber into this loop).
+        if (pos > safeEnd) grow(SLACK);
+        const t = target;
+        if (item < 0x80) t[pos++] = item;
+        else if (item < 0x100) {
+          t[pos] = UINT8;
+          t[pos + 1] = item;
+          pos += 2;
+        } else {
+          t[pos] = UINT16;
+          t[pos + 1] = item;
+          t[pos + 2] = item >>> 8;
+          pos += 3;
+        }
+        present++;
+      } else if (item === undefined && !(i in array)) {
         if (pos > safeEnd) grow(SLACK);
         target[pos++] = HOLE;
       } else {
@@ -799,7 +966,6 @@ function writeByKind(value: object, kind: Kind): void {
       writeArray(value as unknown[]);
       return;
     case Kind.Date: {
-      remember(value);
       const time = dateTime(value);
       const seconds = time / 1000;
       if (seconds >>> 0 === seconds && (time !== 0 || 1 / time > 0)) {
@@ -814,7 +980,6 @@ function writeByKind(value: object, kind: Kind): void {
       return;
     }
     case Kind.RegExp: {
-      remember(value);
       const { source, flags } = regexpParts(value as RegExp);
       t[pos++] = EXT;
       t[pos++] = X_REGEXP;
@@ -824,25 +989,21 @@ function writeByKind(value: object, kind: Kind): void {
       return;
     }
     case Kind.BooleanObject:
-      remember(value);
       t[pos++] = EXT;
       t[pos++] = unbox(kind, value) ? X_BOOLEAN_TRUE : X_BOOLEAN_FALSE;
       return;
     case Kind.NumberObject:
-      remember(value);
       t[pos++] = EXT;
       t[pos++] = X_NUMBER;
       view.setFloat64(pos, unbox(kind, value) as number, true);
       pos += 8;
       return;
     case Kind.StringObject:
-      remember(value);
       t[pos++] = EXT;
       t[pos++] = X_STRING;
       writeString(unbox(kind, value) as string);
       return;
     case Kind.BigIntObject:
-      remember(value);
       t[pos++] = EXT;
       t[pos++] = X_BIGINT;
       writeBigInt(unbox(kind, value) as bigint);
@@ -867,7 +1028,6 @@ function writeByKind(value: object, kind: Kind): void {
       writeError(value);
       return;
     case Kind.DOMException: {
-      remember(value);
       const ex = value as DOMException;
       t[pos++] = EXT;
       t[pos++] = X_DOM_EXCEPTION;
@@ -890,7 +1050,6 @@ function writeByKind(value: object, kind: Kind): void {
 }
 
 function writeMap(map: Map<unknown, unknown>): void {
-  remember(map);
   if (++depth > maxDepth) depthExceeded();
   // The spec snapshots the entries before serializing any of them.
   const entries = mapEntryList(map);
@@ -915,7 +1074,6 @@ function writeMap(map: Map<unknown, unknown>): void {
 }
 
 function writeSet(set: Set<unknown>): void {
-  remember(set);
   if (++depth > maxDepth) depthExceeded();
   const values = setValueList(set);
   const n = values.length;
@@ -979,7 +1137,6 @@ function writeArrayBuffer(buffer: ArrayBuffer): void {
   if (byteLength === 0 && isDetached(buffer)) {
     throw new Refusal("An ArrayBuffer is detached and could not be serialized.");
   }
-  remember(buffer);
   target[pos++] = EXT;
   if (abResizable !== undefined && abResizable.call(buffer) === true) {
     target[pos++] = X_RESIZABLE_BUFFER;
@@ -994,7 +1151,6 @@ function writeArrayBuffer(buffer: ArrayBuffer): void {
 function writeSharedBuffer(buffer: SharedArrayBuffer): void {
   // Memory cannot be shared through a byte stream: the bytes are copied and decode as a new
   // SharedArrayBuffer (growable with the same maximum, if it was growable).
-  remember(buffer);
   const byteLength = sabByteLength!.call(buffer) as number;
   target[pos++] = EXT;
   if (sabGrowable !== undefined && sabGrowable.call(buffer) === true) {
@@ -1010,7 +1166,8 @@ function writeView(view: ArrayBufferView, kind: Kind): void {
   if (parts === null) throw refuse(view, "is detached or out of bounds and could not be serialized.");
   const { buffer, byteOffset, length, type, tracking } = parts;
   // The buffer comes inside the view's payload, as a value of its own or a reference; it is numbered
-  // before the view.
+  // before the view, so the view gives back the number writeObject claimed for it and takes the next.
+  unclaim(view);
   target[pos++] = EXT;
   target[pos++] = type >= 0 ? X_TYPED_ARRAY : X_DATA_VIEW;
   if (type >= 0) target[pos++] = type;
@@ -1033,7 +1190,6 @@ const ERROR_NAME_IDS: Record<string, number> = {
 };
 
 function writeError(error: object): void {
-  remember(error);
   if (++depth > maxDepth) depthExceeded();
   const parts = readError(error);
   let flags = 0;
@@ -1060,7 +1216,8 @@ function writeError(error: object): void {
 }
 
 function writeCustom(value: object, type: AnyCustomType): void {
-  const index = remember(value);
+  // writeObject numbered the object just before calling here.
+  const index = nextRef - 1;
   if (++depth > maxDepth) depthExceeded();
   let data: unknown;
   try {

@@ -245,6 +245,47 @@ describe("binary: format details", () => {
     expect(Object.keys(out[4]!)).toEqual(["compiledA"]);
   });
 
+  it("reports the path of a refusal inside a record written by a compiled writer", () => {
+    const rows = Array.from({ length: 12 }, (_, i) => ({ writerA: i, writerB: i === 9 ? () => i : "x" }));
+    for (let round = 0; round < 2; round++) {
+      let thrown: unknown;
+      try {
+        serialize(rows);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(DataCloneError);
+      expect((thrown as Error).message.startsWith("value[9].writerB: ")).toBe(true);
+    }
+  });
+
+  it("keeps shared references and views past the first few dozen objects", () => {
+    // More objects than the short linear list holds, then views (numbered after their buffer), then
+    // repeats: each way the encoder numbers objects must agree with the decoder's reference order.
+    const filler = Array.from({ length: 40 }, (_, i) => ({ i }));
+    const buffer = new ArrayBuffer(16);
+    const shared = { shared: true };
+    const value = [
+      ...filler,
+      new Uint8Array(buffer, 0, 4),
+      buffer,
+      new Uint8Array(buffer, 8, 4),
+      shared,
+      filler[3],
+      shared,
+      new DataView(buffer),
+      new Float64Array(2),
+    ];
+    const out = deserialize<unknown[]>(serialize(value));
+    expect(out).toEqual(value);
+    expect((out[40] as Uint8Array).buffer).toBe(out[41]);
+    expect((out[42] as Uint8Array).buffer).toBe(out[41]);
+    expect(out[43]).toBe(out[45]);
+    expect(out[44]).toBe(out[3]);
+    expect((out[46] as DataView).buffer).toBe(out[41]);
+    expect((out[47] as Float64Array).buffer).not.toBe(out[41]);
+  });
+
   it("does not confuse shapes whose joined keys are equal", () => {
     const value = [{ "a\u0000b": 1 }, { a: 2, b: 3 }, { "a\u0000b": 4 }, { a: 5, b: 6 }];
     for (let round = 0; round < 4; round++) expect(deserialize(serialize(value))).toEqual(value);

@@ -31,6 +31,7 @@ describe("binary: hostile input", () => {
   it("rejects truncated input at every cut of a valid encoding", () => {
     const full = serialize({
       a: [1, 2.5, "str", "x".repeat(100), 2n ** 70n, new Date(1)],
+      n: [0, 127, 128, 255, 256, 65535, 65536, -1],
       m: new Map([[1, new Set([2])]]),
       u: new Uint16Array([1, 2, 3]),
       e: new Error("e", { cause: 1 }),
