@@ -1,12 +1,14 @@
 /**
- * The text reader: native `JSON.parse`, then one linear pass over the node list.
+ * The text reader: native `JSON.parse`, then two linear passes over the node list.
  *
  * Plain objects and arrays produced by `JSON.parse` *are* the result objects: their reference slots are
- * replaced in place, so the common case allocates nothing beyond what `JSON.parse` already made. Because
- * a plain container's identity is the parsed node itself, a reference to it resolves immediately, in any
- * order, and cycles need no second pass. Typed nodes (Map, Date, ...) are built on first reference and
- * filled when the pass reaches them. Only custom types need their data complete before they can be
- * rebuilt; that completion walks the data's subgraph with an explicit stack.
+ * replaced in place, so the common case allocates nothing beyond what `JSON.parse` already made. The
+ * first pass gives every node its value (the parsed container itself, or a new Map, Date, shaped
+ * object, ...); the second fills containers, where resolving a reference is then a state check and an
+ * array load, in any order, cycles included. Only custom types need their data complete before they can
+ * be rebuilt: they are built on first reference in the second pass, and that completion walks the data's
+ * subgraph with an explicit stack. Shaped objects of a repeating shape are filled by a compiled
+ * function (lazily, through `compile`, with the generic loop as fallback).
  *
  * Hostile input: every index is checked to be an integer in range before use and is only ever used to
  * index the node list; tags come from a closed list; keys are written as own data properties; no code is
@@ -14,6 +16,7 @@
  */
 
 import { ArgumentError, DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
+import { compile, settings } from "../core/host.ts";
 import { type AnyCustomType, decodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
   buildError,
@@ -100,6 +103,67 @@ export function elementOffset(text: string, index: number): number | undefined {
   return undefined;
 }
 
+interface ShapeInfo {
+  readonly index: number;
+  /** The shape node itself: `["Shape", ...keys]`. */
+  readonly keys: string[];
+  template: Record<string, unknown> | null;
+  filler: ShapeFiller | null;
+  compiled: boolean;
+}
+
+type ShapeFiller = (
+  o: Record<string, unknown>,
+  node: Json[],
+  reader: Reader,
+  collect: number[] | null,
+) => void;
+type FillerFactory = () => ShapeFiller;
+
+/** Compiled fillers by key list, shared across calls (texts of one application reuse their shapes). */
+const fillerCache = new Map<string, ShapeFiller | null>();
+const FILLER_CACHE_SIZE = 256;
+
+/**
+ * The filler of a shaped object with these keys (tag first), or null. For keys `a`, `b` it is
+ *
+ *   function fill(o, n, r, c) {
+ *     var v;
+ *     v = n[1]; if (typeof v === "number") v = r.ref(v, c); else if (typeof v === "object" && v !== null) r.badSlot(v); o["a"] = v;
+ *     v = n[2]; ...                                                                                  o["b"] = v;
+ *   }
+ *
+ * so each store has one constant key and, objects of a shape sharing one layout, stays monomorphic
+ * (the generic loop's `o[key] = v` goes megamorphic across shapes). Keys are embedded as JSON string
+ * literals, which cannot break out of the string; the caller has checked the value count. Shapes with
+ * a `__proto__` key are not compiled (the loop defines that key as a data property).
+ */
+function fillerFor(keys: string[]): ShapeFiller | null {
+  if (!settings.codegen) return null;
+  const id = JSON.stringify(keys);
+  const cached = fillerCache.get(id);
+  if (cached !== undefined) return cached;
+  let filler: ShapeFiller | null = null;
+  if (!keys.includes("__proto__", 1)) {
+    let body = "return function fill(o,n,r,c){var v;";
+    for (let k = 1; k < keys.length; k++) {
+      body += `v=n[${k}];if(typeof v==="number")v=r.ref(v,c);else if(typeof v==="object"&&v!==null)r.badSlot(v);o[${JSON.stringify(keys[k])}]=v;`;
+    }
+    body += "};";
+    const factory = compile<FillerFactory>([], body);
+    filler = factory === null ? null : factory();
+  }
+  if (fillerCache.size >= FILLER_CACHE_SIZE) fillerCache.clear();
+  fillerCache.set(id, filler);
+  return filler;
+}
+
+/** Whether Object.prototype (or a polluter) supplies enumerable properties to for-in over `{}`. */
+function inheritsEnumerable(): boolean {
+  for (const _ in {}) return true;
+  return false;
+}
+
 /** A problem found in the node list; turned into a DecodeError with the node's text offset at the top. */
 class ReadFailure {
   constructor(
@@ -111,10 +175,13 @@ class ReadFailure {
 class Reader {
   readonly state: Uint8Array;
   readonly built: unknown[];
-  readonly shapes: (Json[] | null | undefined)[] = [];
-  readonly templates: (Record<string, unknown> | undefined)[] = [];
+  /** By node index: the shape there, or null when that node is not a shape. */
+  readonly shapes = new Map<number, ShapeInfo | null>();
+  lastShape: ShapeInfo | null = null;
   readonly n: number;
   depth = 0;
+  /** Whether for-in visits exactly the own keys of a plain object (see `fillObject`). */
+  plainForIn: boolean;
   /** Node being worked on, for error positions. */
   at = 1;
 
@@ -124,6 +191,7 @@ class Reader {
     readonly maxDepth: number,
   ) {
     this.n = a.length;
+    this.plainForIn = !inheritsEnumerable();
     this.state = new Uint8Array(a.length);
     this.built = new Array(a.length);
   }
@@ -132,10 +200,49 @@ class Reader {
     throw new ReadFailure(code, message);
   }
 
+  /**
+   * Two linear passes. The first gives every node its value (the parsed container itself, or a new Map,
+   * Date, shaped object, ...), so that in the second, which fills containers, a reference is a state
+   * check and an array load. Custom types are left to the second pass: their data must be complete first.
+   */
   run(): unknown {
+    const a = this.a;
     const state = this.state;
-    for (let i = FIRST_NODE; i < this.n; i++) {
-      if (state[i] !== DONE) {
+    const built = this.built;
+    const n = this.n;
+    let shape: ShapeInfo | null;
+    for (let i = FIRST_NODE; i < n; i++) {
+      if (state[i] !== NONE) continue;
+      const node = a[i];
+      if (typeof node !== "object" || node === null) {
+        if (typeof node !== "number" && typeof node !== "string") {
+          this.at = i;
+          this.fail("ERR_BAD_VALUE", `Node ${i} is ${JSON.stringify(node)}, not a node.`);
+        }
+        built[i] = node;
+        state[i] = DONE;
+      } else if (!isArray(node)) {
+        built[i] = node;
+        state[i] = CREATED;
+      } else {
+        const head = node[0];
+        if (typeof head === "string") {
+          if (head !== Tag.Custom) {
+            this.at = i;
+            this.build(i, node);
+          }
+        } else if (typeof head === "number" && (shape = this.shapeOf(head)) !== null) {
+          built[i] = this.newShaped(shape);
+          state[i] = CREATED;
+        } else {
+          built[i] = node;
+          state[i] = CREATED;
+        }
+      }
+    }
+    for (let i = FIRST_NODE; i < n; i++) {
+      const s = state[i];
+      if (s === CREATED || s === NONE) {
         this.at = i;
         this.fill(i, null);
       }
@@ -146,49 +253,38 @@ class Reader {
 
   /** Fills node i; with `collect`, also lists the unfinished nodes it refers to. */
   fill(i: number, collect: number[] | null): void {
-    const node = this.a[i];
     const state = this.state;
     let s = state[i];
     if (s === NONE) {
-      if (typeof node !== "object" || node === null) {
-        if (typeof node !== "number" && typeof node !== "string") {
-          this.fail("ERR_BAD_VALUE", `Node ${i} is ${JSON.stringify(node)}, not a node.`);
-        }
-        this.built[i] = node;
-        state[i] = DONE;
-        return;
-      }
-      if (!isArray(node)) {
-        this.built[i] = node;
-        state[i] = FILLING;
-        this.fillObject(node as Record<string, Json>, collect);
-        state[i] = DONE;
-        return;
-      }
-      const head = node[0];
-      if (typeof head === "string") this.create(i, node);
-      else if (typeof head === "number" && this.shapeOf(head) !== null) {
-        this.built[i] = this.newShaped(head);
-        state[i] = CREATED;
-      } else {
-        this.built[i] = node;
-        state[i] = FILLING;
-        this.fillArray(node, collect);
-        state[i] = DONE;
-        return;
-      }
+      // Only a custom node is still NONE after the first pass (or any node, while that pass runs).
+      this.resolve(i);
       s = state[i];
     }
-    if (s === CREATED) {
-      state[i] = FILLING;
-      const list = node as Json[];
-      if (typeof list[0] === "string") this.fillTyped(i, list, collect);
-      else this.fillShaped(i, list, collect);
-      state[i] = DONE;
+    if (s !== CREATED) return;
+    const node = this.a[i];
+    state[i] = FILLING;
+    if (!isArray(node)) this.fillObject(node as Record<string, Json>, collect);
+    else {
+      const head = node[0];
+      if (typeof head === "string") this.fillTyped(i, node, collect);
+      else if (this.built[i] === node) this.fillArray(node, collect);
+      else this.fillShaped(i, node, collect);
     }
+    state[i] = DONE;
   }
 
   fillObject(o: Record<string, Json>, collect: number[] | null): void {
+    if (this.plainForIn) {
+      // for-in over an object made by JSON.parse walks its enum cache, and `o[key]` inside it is a load
+      // by field index: no key array, no keyed lookup. Only own keys are visited (checked in the
+      // constructor: nothing enumerable is inherited from Object.prototype).
+      for (const key in o) {
+        const v = o[key];
+        if (typeof v === "number") o[key] = this.ref(v, collect);
+        else if (typeof v === "object" && v !== null) this.badSlot(v);
+      }
+      return;
+    }
     const keys = keysOf(o);
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
@@ -209,11 +305,17 @@ class Reader {
   }
 
   fillShaped(i: number, node: Json[], collect: number[] | null): void {
-    const keys = this.shapes[node[0] as number] as string[];
+    const shape = this.shapeOf(node[0] as number)!;
+    const keys = shape.keys;
     if (node.length !== keys.length) {
       this.fail("ERR_BAD_VALUE", `Object has ${node.length - 1} values for ${keys.length - 1} keys.`);
     }
     const o = this.built[i] as Record<string, unknown>;
+    const filler = shape.filler;
+    if (filler !== null) {
+      filler(o, node, this, collect);
+      return;
+    }
     for (let k = 1; k < node.length; k++) {
       const key = keys[k]!;
       const v = node[k];
@@ -231,23 +333,33 @@ class Reader {
    * existing properties instead of growing the object one key at a time. The template is made by
    * JSON.parse (own data properties only, `__proto__` included), never by evaluating code.
    */
-  newShaped(h: number): Record<string, unknown> {
-    let template = this.templates[h];
-    if (template === undefined) {
-      const keys = this.shapes[h]!;
+  newShaped(shape: ShapeInfo): Record<string, unknown> {
+    let template = shape.template;
+    if (template === null) {
+      const keys = shape.keys;
       let json = "{";
       for (let k = 1; k < keys.length; k++) json += `${k === 1 ? "" : ","}${JSON.stringify(keys[k])}:null`;
       template = JSON.parse(`${json}}`) as Record<string, unknown>;
-      this.templates[h] = template;
+      shape.template = template;
+    } else if (!shape.compiled) {
+      // The shape repeats: worth a compiled filler.
+      shape.compiled = true;
+      shape.filler = fillerFor(shape.keys);
     }
     return { ...template };
   }
 
-  /** The key list (tag first) of shape node h, or null when h is not a shape node. */
-  shapeOf(h: number): Json[] | null {
-    const known = this.shapes[h];
-    if (known !== undefined) return known;
-    let keys: Json[] | null = null;
+  /** Shape node h, or null when h is not a shape node. */
+  shapeOf(h: number): ShapeInfo | null {
+    // Objects of one shape tend to come in runs: the last hit saves a Map lookup.
+    const last = this.lastShape;
+    if (last !== null && last.index === h) return last;
+    const known = this.shapes.get(h);
+    if (known !== undefined) {
+      if (known !== null) this.lastShape = known;
+      return known;
+    }
+    let shape: ShapeInfo | null = null;
     if ((h | 0) === h && h >= FIRST_NODE && h < this.n) {
       const node = this.a[h];
       if (isArray(node) && node[0] === Tag.Shape) {
@@ -255,12 +367,13 @@ class Reader {
           if (typeof node[k] !== "string") this.fail("ERR_BAD_VALUE", "Shape keys must be strings.");
         }
         if (node.length < 2) this.fail("ERR_BAD_VALUE", "A shape needs at least one key.");
-        keys = node;
+        shape = { index: h, keys: node as string[], template: null, filler: null, compiled: false };
         this.state[h] = SHAPE;
+        this.lastShape = shape;
       }
     }
-    this.shapes[h] = keys;
-    return keys;
+    this.shapes.set(h, shape);
+    return shape;
   }
 
   badSlot(v: unknown): never {
@@ -272,7 +385,9 @@ class Reader {
     if ((v | 0) === v) {
       if (v >= FIRST_NODE) {
         if (v >= this.n) this.fail("ERR_BAD_REFERENCE", `Reference ${v} is past the last node.`);
-        if (collect !== null && this.state[v] !== DONE) collect.push(v);
+        const s = this.state[v];
+        if (collect !== null && s !== DONE) collect.push(v);
+        if (s === DONE || s === CREATED || s === FILLING) return this.built[v];
         return this.resolve(v);
       }
       switch (v) {
@@ -314,6 +429,7 @@ class Reader {
       }
       return this.built[j];
     }
+    // Only while the first pass runs (a view's buffer further on) or for a custom type's node.
     const node = this.a[j];
     if (typeof node !== "object" || node === null) return node;
     if (isArray(node)) {
@@ -322,13 +438,16 @@ class Reader {
         if (head === Tag.Shape) this.fail("ERR_BAD_REFERENCE", `Node ${j} is a shape, not a value.`);
         return this.create(j, node);
       }
-      if (typeof head === "number" && this.shapeOf(head) !== null) {
-        const o = this.newShaped(head);
+      const shape = typeof head === "number" ? this.shapeOf(head) : null;
+      if (shape !== null) {
+        const o = this.newShaped(shape);
         this.built[j] = o;
         this.state[j] = CREATED;
         return o;
       }
     }
+    this.built[j] = node;
+    this.state[j] = CREATED;
     return node;
   }
 
@@ -482,6 +601,9 @@ class Reader {
     this.state[j] = BUILDING;
     const data = this.complete(node[2]);
     const value = decodeCustom(type as AnyCustomType, data);
+    // A reviver is user code: if it made something enumerable on Object.prototype, for-in would now
+    // visit inherited keys, so the remaining objects take the Object.keys loop.
+    if (this.plainForIn && inheritsEnumerable()) this.plainForIn = false;
     this.depth--;
     this.built[j] = value;
     this.state[j] = DONE;

@@ -537,14 +537,61 @@ export function toNodes(value: unknown, registry: TypeRegistry, hooks: WriterHoo
     writer.nodes[1] = root === OMIT ? UNDEFINED : root;
     writer.drain();
   } catch (error) {
-    if (error instanceof Refusal) {
-      const segments = error.holder === null ? [] : (pathTo(value, error.holder) ?? []);
-      if (error.segment !== null) segments.push(error.segment);
-      throw new DataCloneError(error.message, formatPath(segments));
-    }
-    throw error;
+    throw located(error, value);
   }
   return writer.nodes;
+}
+
+/** Nodes encoded and then written out at a time by `toText`. */
+const TEXT_CHUNK = 2048;
+
+/**
+ * `JSON.stringify(toNodes(value))`, but written a chunk of nodes at a time: each chunk of node objects
+ * becomes text (by the engine's serializer) right after it is encoded and is then dropped, so the node
+ * objects die young instead of being copied by every scavenge until the end (on the Vitest-like report,
+ * garbage collection fell from about a quarter of the time to a tenth). Same text, byte for byte.
+ */
+function toText(value: unknown, registry: TypeRegistry): string {
+  const writer = new Writer(registry, null);
+  const nodes = writer.nodes;
+  const sources = writer.sources;
+  const texts: string[] = [];
+  try {
+    nodes[1] = writer.slot(value, null, null);
+    let from = 0;
+    for (let i = 2; i < nodes.length; i++) {
+      const source = sources[i];
+      if (source !== null) {
+        nodes[i] = writer.encode(source!);
+        sources[i] = null;
+      }
+      if (i + 1 - from === TEXT_CHUNK || i + 1 === nodes.length) {
+        // Nodes from..i are final: later nodes only ever get pushed after them.
+        const chunk = JSON.stringify(nodes.slice(from, i + 1));
+        texts.push(chunk.slice(1, chunk.length - 1));
+        for (let k = from; k <= i; k++) nodes[k] = 0;
+        from = i + 1;
+      }
+    }
+    if (from < nodes.length) {
+      // Only when there are no nodes: the header and a scalar root.
+      const chunk = JSON.stringify(nodes.slice(from));
+      texts.push(chunk.slice(1, chunk.length - 1));
+    }
+  } catch (error) {
+    throw located(error, value);
+  }
+  return `[${texts.join(",")}]`;
+}
+
+/** A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
+function located(error: unknown, value: unknown): unknown {
+  if (error instanceof Refusal) {
+    const segments = error.holder === null ? [] : (pathTo(value, error.holder) ?? []);
+    if (error.segment !== null) segments.push(error.segment);
+    return new DataCloneError(error.message, formatPath(segments));
+  }
+  return error;
 }
 
 const HTML_UNSAFE = /[<>/\u2028\u2029]/g;
@@ -570,8 +617,12 @@ export function escapeHtml(text: string): string {
 
 /** Writes `value` as structura text (valid JSON). Throws DataCloneError (with a path) for what it refuses. */
 export function stringify(value: unknown, options?: StringifyOptions): string {
-  const nodes = toNodes(value, registryFor(options), null);
-  const text = JSON.stringify(nodes, null, options?.space);
+  const space = options?.space;
+  const registry = registryFor(options);
+  const text =
+    space === undefined
+      ? toText(value, registry)
+      : JSON.stringify(toNodes(value, registry, null), null, space);
   return options?.html === true ? escapeHtml(text) : text;
 }
 

@@ -116,6 +116,47 @@ describe("text parse: prototype safety", () => {
     }
     expect(parse(`[${H},2,{"a":"__proto__"}]`)).toEqual({ a: "__proto__" });
   });
+
+  it("an enumerable property on Object.prototype is not read as a slot of plain objects", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    for (const polluted of [3, { x: 1 }, "s"]) {
+      proto.pollutedSlot = polluted;
+      try {
+        const value = parse(`[${H},2,{"a":3,"b":"x"},7]`) as Record<string, unknown>;
+        expect(Object.keys(value)).toEqual(["a", "b"]);
+        expect(value.a).toBe(7);
+        expect(Object.hasOwn(value, "pollutedSlot")).toBe(false);
+      } finally {
+        delete proto.pollutedSlot;
+      }
+    }
+  });
+
+  it("a reviver that makes Object.prototype enumerable mid-parse does not leak keys into later objects", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    const polluter = defineType({
+      name: "Polluter",
+      test: (v: object) => "pollute" in v,
+      encode: () => 0,
+      decode: () => {
+        proto.lateSlot = 5;
+        return { polluted: true };
+      },
+    });
+    // The custom node comes first, so it is revived before the records after it are filled.
+    const value = [{ pollute: true }, ...Array.from({ length: 5 }, (_, i) => ({ [`k${i}`]: i, b: `x${i}` }))];
+    const text = stringify(value, { types: [polluter] });
+    try {
+      const back = parse(text, { types: [polluter] }) as Record<string, unknown>[];
+      expect(back[0]).toEqual({ polluted: true });
+      for (let i = 1; i < back.length; i++) {
+        expect(Object.keys(back[i]!)).toEqual([`k${i - 1}`, "b"]);
+        expect(Object.hasOwn(back[i]!, "lateSlot")).toBe(false);
+      }
+    } finally {
+      delete proto.lateSlot;
+    }
+  });
 });
 
 describe("text: deep nesting", () => {

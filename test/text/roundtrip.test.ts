@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { clone } from "../../src/clone/index.ts";
 import { DataCloneError } from "../../src/core/errors.ts";
+import { configure } from "../../src/core/host.ts";
 import { defineType, TypeRegistry } from "../../src/core/registry.ts";
 import { parse, stringify } from "../../src/text/index.ts";
 import { fixtures } from "../fixtures/values.ts";
@@ -233,5 +234,43 @@ describe("text: custom types", () => {
     expect(() => parse(text, { types: [selfish] })).toThrow(
       expect.objectContaining({ code: "ERR_BAD_REFERENCE" }),
     );
+  });
+});
+
+describe("text: shaped records", () => {
+  // Nine keys: written against a shared key list; from the second record on, read by a compiled filler.
+  const records = (tag: string) =>
+    Array.from({ length: 20 }, (_, i) => {
+      const record: Record<string, unknown> = { [`${tag}Id`]: i, big: 1e12 + i, x: i / 2, s: `s${i}` };
+      for (const k of ["a", "b", "c", "d"]) record[k] = k === "a" ? { i } : k === "b" ? undefined : null;
+      record.last = i % 2 === 0 ? [i] : "odd";
+      return record;
+    });
+
+  it("round-trip through compiled fillers, with cycles", () => {
+    const value = records("compiled");
+    const holder = { list: value };
+    for (const r of value) r.up = holder;
+    const text = stringify(holder);
+    expect(text).toContain('"Shape"');
+    for (let round = 0; round < 3; round++) expectSameStructure(parse(text), holder);
+  });
+
+  it("round-trip the same with code generation turned off (CSP)", () => {
+    configure({ codegen: false });
+    try {
+      const value = records("noCodegen");
+      for (let round = 0; round < 3; round++) expectSameStructure(parse(stringify(value)), value);
+    } finally {
+      configure({ codegen: true });
+    }
+  });
+
+  it("a shaped object with the wrong number of values is a typed error, compiled or not", () => {
+    const text = stringify(records("arity"));
+    const broken = JSON.parse(text) as unknown[];
+    const last = broken.findLastIndex((n) => Array.isArray(n) && typeof n[0] === "number" && n.length > 8);
+    (broken[last] as unknown[]).pop();
+    expect(() => parse(JSON.stringify(broken))).toThrow(expect.objectContaining({ code: "ERR_BAD_VALUE" }));
   });
 });
