@@ -9,8 +9,6 @@
 // input (deep equality); one that loses data is shown as "n/a" with the reason.
 
 import { isDeepStrictEqual } from "node:util";
-import { Decoder as CborDecoder, Encoder as CborEncoder } from "cbor-x";
-import { pack as msgpackrPack, unpack as msgpackrUnpack, Packr } from "msgpackr";
 import { getCase } from "./data/reference.mjs";
 import {
   createSuite,
@@ -22,6 +20,17 @@ import {
   sizeColumns,
   sizes,
 } from "./lib/harness.mjs";
+
+// Under Bun 1.4.5 the native string extractors of msgpackr and cbor-x (msgpackr-extract and
+// cbor-extract, node-gyp addons) crash the runtime: with them loaded this script segfaults or aborts at the
+// 10k-records case every time, with both disabled it runs clean. Under Bun both peers run
+// their JavaScript decoders instead, through their documented switches, set before they load.
+if (isBun) {
+  process.env.MSGPACKR_NATIVE_ACCELERATION_DISABLED = "true";
+  process.env.CBOR_NATIVE_ACCELERATION_DISABLED = "true";
+}
+const { Decoder: CborDecoder, Encoder: CborEncoder } = await import("cbor-x");
+const { pack: msgpackrPack, unpack: msgpackrUnpack, Packr } = await import("msgpackr");
 
 const { serialize, deserialize } = await loadBuilt(
   () => import("../dist/binary.js"),
@@ -154,7 +163,12 @@ for (const c of cases) {
 // targets
 
 const skip = (detail) => ({ status: "SKIP", detail });
-const verdict = (ok, detail) => ({ status: ok ? "PASS" : "MISS", detail });
+// The issue's targets are read off the benchmark on Node; under Bun the lines are printed as SKIP with
+// the figure, for reference.
+const verdict = (ok, detail) =>
+  isBun
+    ? { status: "SKIP", detail: `targets are for node; on bun: ${ok ? "PASS" : "MISS"} ${detail}` }
+    : { status: ok ? "PASS" : "MISS", detail };
 const RT = (name) => `${name} · round trip`;
 
 function faster(other, factor, filter) {
