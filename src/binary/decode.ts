@@ -94,7 +94,8 @@ const PENDING: unique symbol = Symbol("pending");
 // Per-call state (module-level for speed; saved and restored when deserialize is re-entered).
 
 let src: Uint8Array = new Uint8Array(0);
-let view: DataView = new DataView(src.buffer);
+/** The input as a DataView, made on first use (see dv()); null until then. */
+let view: DataView | null = null;
 let pos = 0;
 let end = 0;
 let refs: unknown[] = [];
@@ -177,7 +178,7 @@ export function decode(bytes: Uint8Array, config: DecodeConfig): unknown {
 
 function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
   src = bytes;
-  view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view = null;
   pos = 0;
   end = bytes.length;
   depth = 0;
@@ -208,14 +209,22 @@ function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
     refs = [];
     shapes = [];
     src = EMPTY;
-    view = EMPTY_VIEW;
+    view = null;
     registry = null;
     aliases = null;
   }
 }
 
 const EMPTY = new Uint8Array(0);
-const EMPTY_VIEW = new DataView(EMPTY.buffer);
+
+/**
+ * The input as a DataView, for multi-byte numbers. Made on first use: a DataView costs more to create
+ * than a short message costs to decode, and most short messages (small ints, short strings, records of
+ * them) never read one.
+ */
+function dv(): DataView {
+  return view ?? (view = new DataView(src.buffer, src.byteOffset, src.byteLength));
+}
 
 function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
   const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases };
@@ -270,38 +279,38 @@ function readSlot(): unknown {
     case UINT16:
       need(2);
       pos += 2;
-      return view.getUint16(pos - 2, true);
+      return dv().getUint16(pos - 2, true);
     case UINT32:
       need(4);
       pos += 4;
-      return view.getUint32(pos - 4, true);
+      return dv().getUint32(pos - 4, true);
     case INT8:
       need(1);
       pos += 1;
-      return view.getInt8(pos - 1);
+      return dv().getInt8(pos - 1);
     case INT16:
       need(2);
       pos += 2;
-      return view.getInt16(pos - 2, true);
+      return dv().getInt16(pos - 2, true);
     case INT32:
       need(4);
       pos += 4;
-      return view.getInt32(pos - 4, true);
+      return dv().getInt32(pos - 4, true);
     case FLOAT64:
       need(8);
       pos += 8;
-      return view.getFloat64(pos - 8, true);
+      return dv().getFloat64(pos - 8, true);
     case STR8:
       need(1);
       return readUtf8(src[pos++]!);
     case STR16:
       need(2);
       pos += 2;
-      return readUtf8(view.getUint16(pos - 2, true));
+      return readUtf8(dv().getUint16(pos - 2, true));
     case STR32:
       need(4);
       pos += 4;
-      return readUtf8(view.getUint32(pos - 4, true));
+      return readUtf8(dv().getUint32(pos - 4, true));
     case STR_UTF16:
       return readUtf16();
     case BIGINT_POS:
@@ -324,14 +333,14 @@ function readSlot(): unknown {
       return ABSENT;
     case DATE_SECONDS: {
       need(4);
-      const date = new Date(view.getUint32(pos, true) * 1000);
+      const date = new Date(dv().getUint32(pos, true) * 1000);
       pos += 4;
       refs.push(date);
       return date;
     }
     case DATE: {
       need(8);
-      const date = new Date(view.getFloat64(pos, true));
+      const date = new Date(dv().getFloat64(pos, true));
       pos += 8;
       refs.push(date);
       return date;
@@ -594,7 +603,7 @@ function readBigInt(negative: boolean): bigint {
   if (n > end - pos) fail("ERR_BAD_LENGTH", `A BigInt of ${n} bytes exceeds the input.`, at);
   let magnitude: bigint;
   if (n === 8) {
-    magnitude = view.getBigUint64(pos, true);
+    magnitude = dv().getBigUint64(pos, true);
     pos += 8;
   } else if (n === 0) {
     magnitude = 0n;
@@ -861,7 +870,7 @@ function readExtension(): unknown {
     }
     case X_NUMBER: {
       need(8);
-      const boxed = Object(view.getFloat64(pos, true)) as object;
+      const boxed = Object(dv().getFloat64(pos, true)) as object;
       pos += 8;
       refs.push(boxed);
       return boxed;
