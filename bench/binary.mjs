@@ -107,6 +107,16 @@ function codecs(c) {
     { name: "cbor-x", encode: (v) => cbor.encode(v), decode: (b) => cborDecoder.decode(b) },
   ];
   if (c.json) list.push({ name: "JSON", encode: (v) => JSON.stringify(v), decode: (s) => JSON.parse(s) });
+  if (c.name === "Uint8Array 1 MB") {
+    // Node's v8.deserialize returns typed arrays that alias the input Buffer (no copy); structura's
+    // default copies, and `copy: false` is its aliasing decode: shown for a like-for-like comparison.
+    list.splice(1, 0, {
+      name: "structura copy:false",
+      label: "structura copy:false",
+      encode: (v) => serialize(v),
+      decode: (b) => deserialize(b, { copy: false }),
+    });
+  }
   return list;
 }
 
