@@ -428,8 +428,10 @@ class PartsIterator implements AsyncIterableIterator<MultipartPart, undefined, u
   }
 
   next(): Promise<IteratorResult<MultipartPart, undefined>> {
-    if (this.#failed) return Promise.reject(this.#error);
+    // Finished first: after return(), a file read that was still waiting may fail as the body is
+    // cancelled, and that error belongs to the read, not to an iterator the consumer has closed.
     if (this.#finished) return Promise.resolve(DONE);
+    if (this.#failed) return Promise.reject(this.#error);
     if (this.#busy) {
       return Promise.reject(
         new ArgumentError("next() was called while a read from this body is still pending"),

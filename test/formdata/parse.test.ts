@@ -366,6 +366,47 @@ describe("streaming", () => {
     expect(state.cancelled).toBe(true);
   });
 
+  it("return() while a file read waits for input cancels the body and settles the read", async () => {
+    let cancelled = false;
+    let pulls = 0;
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          // One chunk with the file's headers and the start of its body, then nothing more: the next
+          // read of the file waits for input that never comes, until the consumer gives up.
+          if (pulls++ === 0) controller.enqueue(bytes(crlf(B, cd('name="f"; filename="a.bin"'), "", "abc")));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const parts = parseMultipart(stream, CT);
+    const first = await parts.next();
+    const file = first.value as MultipartFile;
+    expect(file.kind).toBe("file");
+    const chunks = file[Symbol.asyncIterator]();
+    const got = await chunks.next();
+    expect(new TextDecoder().decode(got.value as Uint8Array)).toBe("abc");
+    // Handlers attached at once: the read may fail as soon as the body is cancelled.
+    const pending = chunks.next().then(
+      (r) => ({ settled: "resolved", done: r.done }),
+      (e: unknown) => ({ settled: "rejected", typed: e instanceof DecodeError }),
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await parts.return!()).toEqual({ done: true, value: undefined });
+    expect(cancelled).toBe(true);
+    // The waiting read ends one way or the other (a truncation error or the end), never hangs.
+    const outcome = await Promise.race([
+      pending,
+      new Promise((r) => setTimeout(() => r({ settled: "hung" }), 1000)),
+    ]);
+    // Today: a typed truncation error (the body ended inside the file's part).
+    expect(outcome).toEqual({ settled: "rejected", typed: true });
+    expect((await parts.next()).done).toBe(true);
+  });
+
   it("an error cancels the body and sticks", async () => {
     let cancelled: unknown = null;
     let sent = false;
