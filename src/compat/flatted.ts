@@ -16,7 +16,7 @@ import { DecodeError } from "../core/errors.ts";
 import { EMPTY_REGISTRY } from "../core/registry.ts";
 import { HEADER_PREFIX } from "../text/format.ts";
 import { hydrate } from "../text/parse.ts";
-import { toNodes, type WriterHooks } from "../text/stringify.ts";
+import { toTree, type WriterHooks } from "../text/stringify.ts";
 
 type Replacer = ((this: unknown, key: string, value: unknown) => unknown) | (string | number)[] | null;
 type Reviver = (this: unknown, key: string, value: unknown) => unknown;
@@ -41,7 +41,7 @@ function hooksFor(replacer: Replacer | undefined): WriterHooks {
 
 function nodesOf(value: unknown, replacer: Replacer | undefined): unknown[] {
   if (typeof replacer === "function") value = replacer.call({ "": value }, "", value);
-  return toNodes(value, EMPTY_REGISTRY, hooksFor(replacer));
+  return toTree(value, EMPTY_REGISTRY, hooksFor(replacer));
 }
 
 /** Like flatted's `stringify(value, replacer?, space?)`, writing structura's text format. */

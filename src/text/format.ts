@@ -1,33 +1,54 @@
 /**
- * Constants of the text format, version 1 (see docs/text-format.md). Shared by the writer and reader.
+ * Constants of the text format, version 2 (see docs/text-format.md). Shared by the writer and reader.
  *
- * A text is a JSON array: `[HEADER, rootSlot, node2, node3, ...]`. A node is referenced by its index in
- * that array. Inside containers every value is a *slot*:
- *   - a JSON string, `true`, `false` or `null` stands for itself;
- *   - a JSON number that is not an integer stands for itself;
- *   - a non-negative integer is a reference to the node at that index (>= 2);
- *   - a negative integer is a sentinel (undefined, NaN, the infinities, -0).
- * A node is a JSON number or string (a primitive), a JSON object (a plain object whose values are
- * slots), a JSON array whose first element is not a string (a plain array of slots), or a JSON array
- * whose first element is a string: a typed node, that string being its tag.
+ * A text is a JSON array `[HEADER, SHAPES, ROOT, ...DEFERRED]`. The value is written as a tree: an
+ * object appears inline where it is first met and gets the next number (pre-order); every later place
+ * that holds it holds a reference string `"~<number>"`. Scalars JSON cannot carry are strings starting
+ * with `~` (a user string starting with `~` gets one more `~`). Records of a repeated key list are JSON
+ * arrays `[shapeIndex, ...values]` against the SHAPES table; other containers are tagged arrays.
  */
 
-export const HEADER = "structura:1";
+export const HEADER = "structura:2";
 /** Anything starting with this is a structura text of some version. */
 export const HEADER_PREFIX = "structura:";
 
-/** Index of the first node; 0 is the header, 1 the root slot. */
-export const FIRST_NODE = 2;
+/** Element indices of the top-level array. */
+export const SHAPES_AT = 1;
+export const ROOT_AT = 2;
+export const FIRST_DEFERRED = 3;
 
-export const UNDEFINED = -1;
-export const NAN = -2;
-export const POSITIVE_INFINITY = -3;
-export const NEGATIVE_INFINITY = -4;
-export const NEGATIVE_ZERO = -5;
+/** First character of every special string slot. */
+export const SIGIL = "~";
+export const SIGIL_CODE = 0x7e;
+
+export const UNDEFINED = "~u";
+export const NAN = "~n";
+export const POSITIVE_INFINITY = "~i";
+export const NEGATIVE_INFINITY = "~-i";
+export const NEGATIVE_ZERO = "~-0";
+/** A new empty object with a null prototype (the commonest null-prototype object: a fresh `meta`). */
+export const EMPTY_NULL_OBJECT = "~N";
+/** `~b<decimal>`: a BigInt primitive. */
+export const BIGINT_PREFIX = "~b";
+/** `~s<n>`: the n-th long string of the text, again. */
+export const LONG_STRING_PREFIX = "~s";
+
+/** String slots at least this long (as written) are numbered, so a repeat can be written `~s<n>`. */
+export const LONG_STRING = 64;
+
+/**
+ * Writers nest containers at most this deep inside ROOT or a deferred entry and defer deeper ones;
+ * readers reject deeper nesting (as a depth limit), so neither side ever recurses further.
+ */
+export const MAX_NESTING = 1000;
+/** Where structura's writer starts deferring. */
+export const DEFER_DEPTH = 64;
 
 /** Tags of typed nodes. Closed list: the reader never looks anything up by a name it has not listed. */
 export const Tag = {
-  BigInt: "BigInt",
+  Array: "A",
+  SparseArray: "a",
+  NullObject: "O",
   Date: "Date",
   RegExp: "RegExp",
   Boolean: "Boolean",
@@ -42,13 +63,9 @@ export const Tag = {
   DataView: "DataView",
   Error: "Error",
   DOMException: "DOMException",
-  NullObject: "Object",
-  Array: "Array",
   URL: "URL",
   URLSearchParams: "URLSearchParams",
   Custom: "Custom",
-  /** Not a value: the key list of shaped objects (`[shapeRef, ...values]`). */
-  Shape: "Shape",
 } as const;
 
 /** How a non-finite or negative-zero number is written inside a typed node (not a slot). */

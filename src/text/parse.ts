@@ -1,18 +1,17 @@
 /**
- * The text reader: native `JSON.parse`, then two linear passes over the node list.
+ * The text reader: native `JSON.parse`, then one recursive walk over the JSON tree.
  *
- * Plain objects and arrays produced by `JSON.parse` *are* the result objects: their reference slots are
- * replaced in place, so the common case allocates nothing beyond what `JSON.parse` already made. The
- * first pass gives every node its value (the parsed container itself, or a new Map, Date, shaped
- * object, ...); the second fills containers, where resolving a reference is then a state check and an
- * array load, in any order, cycles included. Only custom types need their data complete before they can
- * be rebuilt: they are built on first reference in the second pass, and that completion walks the data's
- * subgraph with an explicit stack. Shaped objects of a repeating shape are filled by a compiled
- * function (lazily, through `compile`, with the generic loop as fallback).
+ * Plain objects written as JSON objects, and empty arrays, *are* the result objects (their special
+ * slots are replaced in place). Records written against a shape are built by a function compiled per
+ * shape (an object literal of the shape's keys, then one store per value), through `compile`, with a
+ * generic loop as fallback. Every object is numbered in the order it is met, so a reference is an array
+ * load. The walk never nests deeper than the JSON does, and that is limited (`maxDepth`): writers
+ * defer deeper containers to the top level, where the reader fills them from a queue.
  *
- * Hostile input: every index is checked to be an integer in range before use and is only ever used to
- * index the node list; tags come from a closed list; keys are written as own data properties; no code is
- * evaluated and no constructor is looked up by a name from the input.
+ * Hostile input: numbers taken from the text are checked before use and only ever index arrays built
+ * here; tags come from a closed list; keys become own data properties; no code is evaluated from the
+ * input (compiled fillers embed keys as JSON string literals) and no constructor is looked up by a name
+ * from the input.
  */
 
 import { ArgumentError, DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
@@ -28,15 +27,15 @@ import {
 } from "../core/types.ts";
 import { base64ToBytes } from "./base64.ts";
 import {
-  FIRST_NODE,
+  FIRST_DEFERRED,
   HEADER,
   HEADER_PREFIX,
-  NAN,
-  NEGATIVE_INFINITY,
-  NEGATIVE_ZERO,
-  POSITIVE_INFINITY,
+  LONG_STRING,
+  MAX_NESTING,
+  ROOT_AT,
+  SHAPES_AT,
+  SIGIL_CODE,
   Tag,
-  UNDEFINED,
 } from "./format.ts";
 import { registryFor } from "./stringify.ts";
 
@@ -46,116 +45,31 @@ export interface ParseOptions {
   /** A prepared registry of custom types (instead of `types`). */
   registry?: TypeRegistry | undefined;
   /**
-   * How deeply custom types may nest inside each other's data (default 1000). Ordinary nesting of
-   * objects, arrays, maps and sets has no limit: the reader never recurses over it.
+   * How deeply containers may nest in the text (default 1000, which structura's writer never comes
+   * near: it defers containers below 64 levels). Deeper input is a LimitError, not a stack overflow.
    */
   maxDepth?: number | undefined;
 }
 
-const NONE = 0;
-/** A typed node or shaped object whose object exists but whose contents are not filled in yet. */
-const CREATED = 1;
-const DONE = 2;
-/** A container being filled by a frame further up. */
-const FILLING = 3;
-/** A custom type whose data is being completed: a reference to it now is a cycle it cannot honour. */
-const BUILDING = 4;
-/** A shape node: not a value. */
-const SHAPE = 5;
+type Json = unknown;
 
 const isArray = Array.isArray;
 const keysOf = Object.keys;
 const BIGINT = /^-?(?:0|[1-9]\d*)$/;
+const REFERENCE = /^(?:0|[1-9]\d{0,14})$/;
 const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
 const POSITION = /position (\d+)/;
 const JSON_SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/;
 const TRUNCATED = /end of JSON input|Unterminated string/;
 const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
+const STACK_OVERFLOW = /call stack|too much recursion/i;
 
-type Json = unknown;
+/** Stands in the object table for an object whose value does not exist yet (a custom type being
+ * revived, a view whose buffer is being read): a reference to it is a cycle the format cannot honour. */
+const PENDING: object = Object.freeze({});
 
 function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}
-
-/** Character offset of the start of element `index` of the top-level JSON array (error reports only). */
-export function elementOffset(text: string, index: number): number | undefined {
-  let depth = 0;
-  let count = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) {
-      if (depth === 1 && count === index) return i;
-      inString = true;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (depth === 1 && count === index) return i;
-      depth++;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-    else if (c === 0x2c && depth === 1) count++;
-    else if (depth === 1 && count === index && c > 0x20) return i;
-  }
-  return undefined;
-}
-
-interface ShapeInfo {
-  readonly index: number;
-  /** The shape node itself: `["Shape", ...keys]`. */
-  readonly keys: string[];
-  template: Record<string, unknown> | null;
-  filler: ShapeFiller | null;
-  compiled: boolean;
-}
-
-type ShapeFiller = (
-  o: Record<string, unknown>,
-  node: Json[],
-  reader: Reader,
-  collect: number[] | null,
-) => void;
-type FillerFactory = () => ShapeFiller;
-
-/** Compiled fillers by key list, shared across calls (texts of one application reuse their shapes). */
-const fillerCache = new Map<string, ShapeFiller | null>();
-const FILLER_CACHE_SIZE = 256;
-
-/**
- * The filler of a shaped object with these keys (tag first), or null. For keys `a`, `b` it is
- *
- *   function fill(o, n, r, c) {
- *     var v;
- *     v = n[1]; if (typeof v === "number") v = r.ref(v, c); else if (typeof v === "object" && v !== null) r.badSlot(v); o["a"] = v;
- *     v = n[2]; ...                                                                                  o["b"] = v;
- *   }
- *
- * so each store has one constant key and, objects of a shape sharing one layout, stays monomorphic
- * (the generic loop's `o[key] = v` goes megamorphic across shapes). Keys are embedded as JSON string
- * literals, which cannot break out of the string; the caller has checked the value count. Shapes with
- * a `__proto__` key are not compiled (the loop defines that key as a data property).
- */
-function fillerFor(keys: string[]): ShapeFiller | null {
-  if (!settings.codegen) return null;
-  const id = JSON.stringify(keys);
-  const cached = fillerCache.get(id);
-  if (cached !== undefined) return cached;
-  let filler: ShapeFiller | null = null;
-  if (!keys.includes("__proto__", 1)) {
-    let body = "return function fill(o,n,r,c){var v;";
-    for (let k = 1; k < keys.length; k++) {
-      body += `v=n[${k}];if(typeof v==="number")v=r.ref(v,c);else if(typeof v==="object"&&v!==null)r.badSlot(v);o[${JSON.stringify(keys[k])}]=v;`;
-    }
-    body += "};";
-    const factory = compile<FillerFactory>([], body);
-    filler = factory === null ? null : factory();
-  }
-  if (fillerCache.size >= FILLER_CACHE_SIZE) fillerCache.clear();
-  fillerCache.set(id, filler);
-  return filler;
 }
 
 /** Whether Object.prototype (or a polluter) supplies enumerable properties to for-in over `{}`. */
@@ -164,7 +78,63 @@ function inheritsEnumerable(): boolean {
   return false;
 }
 
-/** A problem found in the node list; turned into a DecodeError with the node's text offset at the top. */
+interface Shape {
+  /** The keys in order; `undefinedAt[i]` says key i has no value (it is undefined). */
+  readonly keys: string[];
+  readonly undefinedAt: boolean[];
+  /** Number of values an object of this shape carries. */
+  readonly count: number;
+  readonly plainKeys: boolean;
+  uses: number;
+  filler: Filler | null;
+}
+
+type Filler = (node: Json[], reader: Reader) => Record<string, unknown>;
+
+/** Compiled fillers by shape, shared across calls (texts of one application reuse their shapes). */
+const fillerCache = new Map<string, Filler | null>();
+const FILLER_CACHE_SIZE = 256;
+
+/**
+ * The compiled filler of a shape, or null. For a shape `["a", ["b"], "c"]` it is
+ *
+ *   function fill(n, r) {
+ *     var o = {"a": undefined, "b": undefined, "c": undefined}, v;
+ *     r.objs.push(o);
+ *     v = n[1]; o["a"] = typeof v === "string" ? (v.length < 64 && v.charCodeAt(0) !== 126 ? v : r.str(v))
+ *                      : typeof v === "object" && v !== null ? r.node(v) : v;
+ *     v = n[2]; o["c"] = ...;
+ *     return o;
+ *   }
+ *
+ * The literal gives every object of the shape one layout and each store one constant key, so the stores
+ * stay monomorphic. Keys are embedded as JSON string literals, which cannot break out of the string;
+ * shapes with a `__proto__` key are not compiled (in a literal it would set the prototype).
+ */
+function fillerFor(shape: Shape, id: string): Filler | null {
+  if (!settings.codegen || !shape.plainKeys) return null;
+  const cached = fillerCache.get(id);
+  if (cached !== undefined) return cached;
+  const keys = shape.keys;
+  let literal = "";
+  let stores = "";
+  let j = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = JSON.stringify(keys[i]);
+    literal += `${i === 0 ? "" : ","}${key}:undefined`;
+    if (shape.undefinedAt[i]) continue;
+    j++;
+    stores += `v=n[${j}];o[${key}]=typeof v==="string"?(v.length<${LONG_STRING}&&v.charCodeAt(0)!==${SIGIL_CODE}?v:r.str(v)):typeof v==="object"&&v!==null?r.node(v):v;`;
+  }
+  const body = `return function fill(n,r){var o={${literal}},v;r.objs.push(o);${stores}return o;};`;
+  const factory = compile<() => Filler>([], body);
+  const filler = factory === null ? null : factory();
+  if (fillerCache.size >= FILLER_CACHE_SIZE) fillerCache.clear();
+  fillerCache.set(id, filler);
+  return filler;
+}
+
+/** A problem found in the tree; turned into a DecodeError with the text offset of `at` at the top. */
 class ReadFailure {
   constructor(
     readonly code: StructuraErrorCode,
@@ -172,512 +142,559 @@ class ReadFailure {
   ) {}
 }
 
+enum Fill {
+  Object = 0,
+  Shaped = 1,
+  Array = 2,
+  Sparse = 3,
+  NullObject = 4,
+  Map = 5,
+  Set = 6,
+  Error = 7,
+}
+
 class Reader {
-  readonly state: Uint8Array;
-  readonly built: unknown[];
-  /** By node index: the shape there, or null when that node is not a shape. */
-  readonly shapes = new Map<number, ShapeInfo | null>();
-  lastShape: ShapeInfo | null = null;
-  readonly n: number;
+  /** Objects by number, in the order they are met. */
+  readonly objs: unknown[] = [];
+  /** Long strings by number. */
+  readonly longs: string[] = [];
+  readonly shapes: Shape[];
+  /** Next deferred entry of the top-level array. */
+  nextDeferred = FIRST_DEFERRED;
+  /** Containers made at a deferral point, with their node, to fill after the root. */
+  readonly queue: unknown[] = [];
+  readonly queueNodes: Json[] = [];
+  readonly queueKinds: Fill[] = [];
   depth = 0;
-  /** Whether for-in visits exactly the own keys of a plain object (see `fillObject`). */
+  /** Whether for-in visits exactly the own keys of a JSON object (see `fillObject`). */
   plainForIn: boolean;
-  /** Node being worked on, for error positions. */
-  at = 1;
+  /** The JSON container being read, for error positions. */
+  at: Json;
 
   constructor(
-    readonly a: Json[],
+    readonly top: Json[],
     readonly registry: TypeRegistry,
     readonly maxDepth: number,
   ) {
-    this.n = a.length;
     this.plainForIn = !inheritsEnumerable();
-    this.state = new Uint8Array(a.length);
-    this.built = new Array(a.length);
+    this.at = top;
+    this.shapes = this.readShapes(top[SHAPES_AT]);
   }
 
   fail(code: StructuraErrorCode, message: string): never {
     throw new ReadFailure(code, message);
   }
 
-  /**
-   * Two linear passes. The first gives every node its value (the parsed container itself, or a new Map,
-   * Date, shaped object, ...), so that in the second, which fills containers, a reference is a state
-   * check and an array load. Custom types are left to the second pass: their data must be complete first.
-   */
-  run(): unknown {
-    const a = this.a;
-    const state = this.state;
-    const built = this.built;
-    const n = this.n;
-    let shape: ShapeInfo | null;
-    for (let i = FIRST_NODE; i < n; i++) {
-      if (state[i] !== NONE) continue;
-      const node = a[i];
-      if (typeof node !== "object" || node === null) {
-        if (typeof node !== "number" && typeof node !== "string") {
-          this.at = i;
-          this.fail("ERR_BAD_VALUE", `Node ${i} is ${JSON.stringify(node)}, not a node.`);
-        }
-        built[i] = node;
-        state[i] = DONE;
-      } else if (!isArray(node)) {
-        built[i] = node;
-        state[i] = CREATED;
-      } else {
-        const head = node[0];
-        if (typeof head === "string") {
-          if (head !== Tag.Custom) {
-            this.at = i;
-            this.build(i, node);
-          }
-        } else if (typeof head === "number" && (shape = this.shapeOf(head)) !== null) {
-          built[i] = this.newShaped(shape);
-          state[i] = CREATED;
-        } else {
-          built[i] = node;
-          state[i] = CREATED;
-        }
+  readShapes(table: Json): Shape[] {
+    if (!isArray(table)) this.fail("ERR_BAD_VALUE", "The shape table must be an array.");
+    const shapes: Shape[] = new Array(table.length);
+    for (let s = 0; s < table.length; s++) {
+      const entry = table[s];
+      this.at = entry;
+      if (!isArray(entry) || entry.length === 0) this.fail("ERR_BAD_VALUE", "A shape must list keys.");
+      const keys: string[] = new Array(entry.length);
+      const undefinedAt: boolean[] = new Array(entry.length);
+      let count = 0;
+      let plainKeys = true;
+      for (let i = 0; i < entry.length; i++) {
+        let key = entry[i];
+        const absent = isArray(key);
+        if (absent) {
+          if (key.length !== 1) this.fail("ERR_BAD_VALUE", "An undefined member is written [key].");
+          key = key[0];
+        } else count++;
+        if (typeof key !== "string") this.fail("ERR_BAD_VALUE", "Shape keys must be strings.");
+        if (key === "__proto__") plainKeys = false;
+        keys[i] = key;
+        undefinedAt[i] = absent;
       }
+      if (new Set(keys).size !== keys.length) this.fail("ERR_BAD_VALUE", "A shape lists a key twice.");
+      shapes[s] = { keys, undefinedAt, count, plainKeys, uses: 0, filler: null };
     }
-    for (let i = FIRST_NODE; i < n; i++) {
-      const s = state[i];
-      if (s === CREATED || s === NONE) {
-        this.at = i;
-        this.fill(i, null);
-      }
-    }
-    this.at = 1;
-    return this.slot(this.a[1]);
+    return shapes;
   }
 
-  /** Fills node i; with `collect`, also lists the unfinished nodes it refers to. */
-  fill(i: number, collect: number[] | null): void {
-    const state = this.state;
-    let s = state[i];
-    if (s === NONE) {
-      // Only a custom node is still NONE after the first pass (or any node, while that pass runs).
-      this.resolve(i);
-      s = state[i];
+  run(): unknown {
+    const top = this.top;
+    const root = this.slot(top[ROOT_AT]);
+    const queue = this.queue;
+    for (let i = 0; i < queue.length; i++) {
+      const node = this.queueNodes[i];
+      this.at = node;
+      this.fill(queue[i], node, this.queueKinds[i]!);
     }
-    if (s !== CREATED) return;
-    const node = this.a[i];
-    state[i] = FILLING;
-    if (!isArray(node)) this.fillObject(node as Record<string, Json>, collect);
+    if (this.nextDeferred !== top.length) {
+      this.at = top[this.nextDeferred];
+      this.fail("ERR_BAD_VALUE", "A deferred entry is never referred to.");
+    }
+    return root;
+  }
+
+  /** The value of any slot. */
+  slot(v: Json): unknown {
+    if (typeof v === "string") {
+      return v.length < LONG_STRING && v.charCodeAt(0) !== SIGIL_CODE ? v : this.str(v);
+    }
+    if (typeof v === "object" && v !== null) return this.node(v);
+    return v;
+  }
+
+  /** A string slot that is long or starts with the sigil. */
+  str(v: string): unknown {
+    if (v.charCodeAt(0) !== SIGIL_CODE) {
+      this.longs.push(v);
+      return v;
+    }
+    const c = v.charCodeAt(1);
+    if (c >= 0x30 && c <= 0x39) return this.ref(v);
+    switch (v) {
+      case "~u":
+        return undefined;
+      case "~n":
+        return Number.NaN;
+      case "~i":
+        return Number.POSITIVE_INFINITY;
+      case "~-i":
+        return Number.NEGATIVE_INFINITY;
+      case "~-0":
+        return -0;
+      case "~N": {
+        const o = Object.create(null);
+        this.objs.push(o);
+        return o;
+      }
+    }
+    if (c === SIGIL_CODE) {
+      const s = v.slice(1);
+      if (s.length >= LONG_STRING) this.longs.push(s);
+      return s;
+    }
+    if (c === 0x62 /* b */) {
+      const digits = v.slice(2);
+      if (digits.length > 1_000_000 || !BIGINT.test(digits)) {
+        this.fail("ERR_BAD_VALUE", "A BigInt must be ~b and a decimal integer.");
+      }
+      return BigInt(digits);
+    }
+    if (c === 0x73 /* s */) {
+      const digits = v.slice(2);
+      const n = REFERENCE.test(digits) ? Number(digits) : -1;
+      if (n < 0 || n >= this.longs.length) {
+        this.fail(
+          "ERR_BAD_REFERENCE",
+          `Long string ${JSON.stringify(v.slice(0, 24))} comes before its first use.`,
+        );
+      }
+      return this.longs[n];
+    }
+    return this.fail("ERR_BAD_VALUE", `Unknown special value ${JSON.stringify(v.slice(0, 24))}.`);
+  }
+
+  /** `~<n>`: an object met before, or (n being the next number) a deferral point. */
+  ref(v: string): unknown {
+    let n = 0;
+    if (v.length <= 8) {
+      // Short references are the common case: digits by hand, then the canonical-form check.
+      for (let i = 1; i < v.length; i++) {
+        const d = v.charCodeAt(i) - 0x30;
+        if (d < 0 || d > 9 || (d === 0 && i === 1 && v.length > 2)) n = -1;
+        if (n >= 0) n = n * 10 + d;
+      }
+    } else n = REFERENCE.test(v.slice(1)) ? Number(v.slice(1)) : -1;
+    const objs = this.objs;
+    if (n >= 0 && n < objs.length) {
+      const o = objs[n];
+      if (o === PENDING) this.fail("ERR_BAD_REFERENCE", `Object ${n} refers to itself before it exists.`);
+      return o;
+    }
+    if (n !== objs.length)
+      this.fail(
+        "ERR_BAD_REFERENCE",
+        `Reference ${JSON.stringify(v.slice(0, 24))} names no object met so far.`,
+      );
+    return this.deferred();
+  }
+
+  /** A deferral point: the next deferred entry is this object. Containers are filled after the root. */
+  deferred(): unknown {
+    const top = this.top;
+    if (this.nextDeferred >= top.length)
+      this.fail("ERR_BAD_REFERENCE", "A deferral point has no entry left.");
+    const node = top[this.nextDeferred++];
+    const saved = this.at;
+    this.at = node;
+    let kind: Fill = Fill.Object;
+    let shell: unknown;
+    if (typeof node !== "object" || node === null) {
+      this.at = top;
+      this.fail("ERR_BAD_VALUE", `Deferred entry ${this.nextDeferred - 1} must be an object or array node.`);
+    }
+    if (!isArray(node)) shell = node;
+    else if (node.length === 0) shell = node;
     else {
       const head = node[0];
-      if (typeof head === "string") this.fillTyped(i, node, collect);
-      else if (this.built[i] === node) this.fillArray(node, collect);
-      else this.fillShaped(i, node, collect);
-    }
-    state[i] = DONE;
-  }
-
-  fillObject(o: Record<string, Json>, collect: number[] | null): void {
-    if (this.plainForIn) {
-      // for-in over an object made by JSON.parse walks its enum cache, and `o[key]` inside it is a load
-      // by field index: no key array, no keyed lookup. Only own keys are visited (checked in the
-      // constructor: nothing enumerable is inherited from Object.prototype).
-      for (const key in o) {
-        const v = o[key];
-        if (typeof v === "number") o[key] = this.ref(v, collect);
-        else if (typeof v === "object" && v !== null) this.badSlot(v);
+      if (typeof head === "number") {
+        this.shapeAt(head, node);
+        kind = Fill.Shaped;
+        shell = {};
+      } else {
+        switch (head) {
+          case Tag.Array:
+            kind = Fill.Array;
+            shell = new Array(node.length - 1);
+            break;
+          case Tag.SparseArray:
+            kind = Fill.Sparse;
+            shell = new Array(this.sparseLength(node));
+            break;
+          case Tag.NullObject:
+            kind = Fill.NullObject;
+            this.arity(node, 2, 2);
+            this.props(node[1]);
+            shell = Object.create(null);
+            break;
+          case Tag.Map:
+            kind = Fill.Map;
+            if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
+            shell = new Map();
+            break;
+          case Tag.Set:
+            kind = Fill.Set;
+            shell = new Set();
+            break;
+          case Tag.Error:
+            kind = Fill.Error;
+            shell = this.newError(node);
+            break;
+          default: {
+            // Anything else is read whole right here (the writer wrote it right here too).
+            const depth = this.depth;
+            this.depth = 0;
+            const value = this.node(node);
+            this.depth = depth;
+            this.at = saved;
+            return value;
+          }
+        }
       }
-      return;
     }
-    const keys = keysOf(o);
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k]!;
-      const v = o[key];
-      // `o` has its own data property for every key (JSON.parse defines them), `__proto__` included,
-      // so this assignment writes that property and never reaches a prototype setter.
-      if (typeof v === "number") o[key] = this.ref(v, collect);
-      else if (typeof v === "object" && v !== null) this.badSlot(v);
+    this.objs.push(shell);
+    if (shell !== node || !isArray(node) || node.length !== 0) {
+      this.queue.push(shell);
+      this.queueNodes.push(node);
+      this.queueKinds.push(kind);
     }
+    this.at = saved;
+    return shell;
   }
 
-  fillArray(node: Json[], collect: number[] | null): void {
-    for (let k = 0; k < node.length; k++) {
-      const v = node[k];
-      if (typeof v === "number") node[k] = this.ref(v, collect);
-      else if (typeof v === "object" && v !== null) this.badSlot(v);
+  /** A JSON object or array in a slot: a new object. */
+  node(x: object): unknown {
+    if (++this.depth > this.maxDepth) {
+      throw new LimitError("depth", this.maxDepth, `The text nests deeper than ${this.maxDepth} levels.`);
     }
+    const saved = this.at;
+    this.at = x;
+    let value: unknown;
+    if (!isArray(x)) {
+      this.objs.push(x);
+      this.fillObject(x as Record<string, Json>);
+      value = x;
+    } else if (x.length === 0) {
+      this.objs.push(x);
+      value = x;
+    } else {
+      const head = x[0];
+      if (typeof head === "number") value = this.shaped(x, head);
+      else if (typeof head === "string") value = this.tagged(x, head);
+      else this.fail("ERR_BAD_VALUE", "An array node must start with a shape number or a tag.");
+    }
+    this.at = saved;
+    this.depth--;
+    return value;
   }
 
-  fillShaped(i: number, node: Json[], collect: number[] | null): void {
-    const shape = this.shapeOf(node[0] as number)!;
+  shapeAt(head: number, node: Json[]): Shape {
+    const shape = (head | 0) === head && head >= 0 ? this.shapes[head] : undefined;
+    if (shape === undefined) this.fail("ERR_BAD_REFERENCE", `Shape ${head} is not in the shape table.`);
+    if (node.length !== shape.count + 1) {
+      this.fail("ERR_BAD_VALUE", `Object has ${node.length - 1} values for ${shape.count} keys.`);
+    }
+    return shape;
+  }
+
+  shaped(node: Json[], head: number): unknown {
+    const shape = this.shapeAt(head, node);
+    let filler = shape.filler;
+    if (filler === null && ++shape.uses === 2) {
+      // Compiled from the second object on: one-off shapes are not worth a compile.
+      filler = shape.filler = fillerFor(
+        shape,
+        JSON.stringify(this.top[SHAPES_AT] === undefined ? null : (this.top[SHAPES_AT] as Json[])[head]),
+      );
+    }
+    if (filler !== null) return filler(node, this);
+    const o: Record<string, unknown> = {};
+    this.objs.push(o);
+    this.fillShaped(o, node, shape);
+    return o;
+  }
+
+  fillShaped(o: Record<string, unknown>, node: Json[], shape: Shape): void {
     const keys = shape.keys;
-    if (node.length !== keys.length) {
-      this.fail("ERR_BAD_VALUE", `Object has ${node.length - 1} values for ${keys.length - 1} keys.`);
-    }
-    const o = this.built[i] as Record<string, unknown>;
-    const filler = shape.filler;
-    if (filler !== null) {
-      filler(o, node, this, collect);
-      return;
-    }
-    for (let k = 1; k < node.length; k++) {
-      const key = keys[k]!;
-      const v = node[k];
-      let value: unknown = v;
-      if (typeof v === "number") value = this.ref(v, collect);
-      else if (typeof v === "object" && v !== null) this.badSlot(v);
+    const undefinedAt = shape.undefinedAt;
+    let j = 1;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const value = undefinedAt[i] ? undefined : this.slot(node[j++]);
       if (key === "__proto__") defineData(o, key, value);
       else o[key] = value;
     }
   }
 
   /**
-   * A new object for a shaped node, already holding its keys (values undefined): copied from a template
-   * with a spread, which V8 does by cloning the template's layout, so filling the values later writes
-   * existing properties instead of growing the object one key at a time. The template is made by
-   * JSON.parse (own data properties only, `__proto__` included), never by evaluating code.
+   * A JSON object from `JSON.parse` becomes the result in place: only long and special strings and
+   * nested nodes are replaced.
    */
-  newShaped(shape: ShapeInfo): Record<string, unknown> {
-    let template = shape.template;
-    if (template === null) {
-      const keys = shape.keys;
-      let json = "{";
-      for (let k = 1; k < keys.length; k++) json += `${k === 1 ? "" : ","}${JSON.stringify(keys[k])}:null`;
-      template = JSON.parse(`${json}}`) as Record<string, unknown>;
-      shape.template = template;
-    } else if (!shape.compiled) {
-      // The shape repeats: worth a compiled filler.
-      shape.compiled = true;
-      shape.filler = fillerFor(shape.keys);
+  fillObject(o: Record<string, Json>): void {
+    if (this.plainForIn) {
+      // for-in over an object made by JSON.parse walks its enum cache, and `o[key]` inside it is a load
+      // by field index: no key array, no keyed lookup. Only own keys are visited (nothing enumerable is
+      // inherited from Object.prototype: checked at the start and after every custom reviver).
+      for (const key in o) {
+        const v = o[key];
+        if (typeof v === "string") {
+          if (v.length >= LONG_STRING || v.charCodeAt(0) === SIGIL_CODE) o[key] = this.str(v);
+        } else if (typeof v === "object" && v !== null) o[key] = this.node(v);
+      }
+      return;
     }
-    return { ...template };
+    const keys = keysOf(o);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      // `o` has its own data property for every key (JSON.parse defines them), `__proto__` included,
+      // so this assignment writes that property and never reaches a prototype setter.
+      o[key] = this.slot(o[key]);
+    }
   }
 
-  /** Shape node h, or null when h is not a shape node. */
-  shapeOf(h: number): ShapeInfo | null {
-    // Objects of one shape tend to come in runs: the last hit saves a Map lookup.
-    const last = this.lastShape;
-    if (last !== null && last.index === h) return last;
-    const known = this.shapes.get(h);
-    if (known !== undefined) {
-      if (known !== null) this.lastShape = known;
-      return known;
-    }
-    let shape: ShapeInfo | null = null;
-    if ((h | 0) === h && h >= FIRST_NODE && h < this.n) {
-      const node = this.a[h];
-      if (isArray(node) && node[0] === Tag.Shape) {
-        for (let k = 1; k < node.length; k++) {
-          if (typeof node[k] !== "string") this.fail("ERR_BAD_VALUE", "Shape keys must be strings.");
+  /** Fills a container made at a deferral point. */
+  fill(target: unknown, node: Json, kind: Fill): void {
+    switch (kind) {
+      case Fill.Object:
+        this.fillObject(node as Record<string, Json>);
+        break;
+      case Fill.Shaped: {
+        const n = node as Json[];
+        this.fillShaped(target as Record<string, unknown>, n, this.shapeAt(n[0] as number, n));
+        break;
+      }
+      case Fill.Array: {
+        const n = node as Json[];
+        const a = target as unknown[];
+        for (let i = 1; i < n.length; i++) a[i - 1] = this.slot(n[i]);
+        break;
+      }
+      case Fill.Sparse:
+        this.fillSparse(target as unknown[], (node as Json[])[2] as Record<string, Json>);
+        break;
+      case Fill.NullObject:
+        this.fillProps(target as Record<string, unknown>, (node as Json[])[1] as Record<string, Json>);
+        break;
+      case Fill.Map: {
+        const n = node as Json[];
+        const map = target as Map<unknown, unknown>;
+        for (let k = 1; k < n.length; k += 2) {
+          const key = this.slot(n[k]);
+          map.set(key, this.slot(n[k + 1]));
         }
-        if (node.length < 2) this.fail("ERR_BAD_VALUE", "A shape needs at least one key.");
-        shape = { index: h, keys: node as string[], template: null, filler: null, compiled: false };
-        this.state[h] = SHAPE;
-        this.lastShape = shape;
+        break;
+      }
+      case Fill.Set: {
+        const n = node as Json[];
+        const set = target as Set<unknown>;
+        for (let k = 1; k < n.length; k++) set.add(this.slot(n[k]));
+        break;
+      }
+      case Fill.Error: {
+        const n = node as Json[];
+        if (n.length === 5) setErrorCause(target as Error, this.slot(n[4]));
+        break;
       }
     }
-    this.shapes.set(h, shape);
-    return shape;
   }
 
-  badSlot(v: unknown): never {
-    this.fail("ERR_BAD_VALUE", `A slot holds ${isArray(v) ? "an array" : "an object"}; only scalars may.`);
+  /** Own data properties from a JSON object of slots (a null-prototype object has no `__proto__` setter). */
+  fillProps(target: Record<string, unknown>, props: Record<string, Json>): void {
+    const keys = keysOf(props);
+    for (let k = 0; k < keys.length; k++) target[keys[k]!] = this.slot(props[keys[k]!]);
   }
 
-  /** The value of a numeric slot: a reference, a sentinel or a literal (non-integer) number. */
-  ref(v: number, collect: number[] | null): unknown {
-    if ((v | 0) === v) {
-      if (v >= FIRST_NODE) {
-        if (v >= this.n) this.fail("ERR_BAD_REFERENCE", `Reference ${v} is past the last node.`);
-        const s = this.state[v];
-        if (collect !== null && s !== DONE) collect.push(v);
-        if (s === DONE || s === CREATED || s === FILLING) return this.built[v];
-        return this.resolve(v);
-      }
-      switch (v) {
-        case UNDEFINED:
-          return undefined;
-        case NAN:
-          return Number.NaN;
-        case POSITIVE_INFINITY:
-          return Number.POSITIVE_INFINITY;
-        case NEGATIVE_INFINITY:
-          return Number.NEGATIVE_INFINITY;
-        case NEGATIVE_ZERO:
-          return -0;
-      }
-      this.fail("ERR_BAD_REFERENCE", `Reference ${v} does not name a node.`);
+  fillSparse(target: unknown[], props: Record<string, Json>): void {
+    const length = target.length;
+    const keys = keysOf(props);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      if (ARRAY_INDEX.test(key)) {
+        const index = Number(key);
+        if (index >= length) this.fail("ERR_BAD_VALUE", `Array index ${key} is not below the length.`);
+        target[index] = this.slot(props[key]);
+      } else if (key === "length") this.fail("ERR_BAD_VALUE", "An array cannot have a `length` key.");
+      else defineData(target, key, this.slot(props[key]));
     }
-    if (Number.isInteger(v)) this.fail("ERR_BAD_REFERENCE", `Reference ${v} is past the last node.`);
-    return v;
   }
 
-  /** The value of any slot. */
-  slot(v: Json): unknown {
-    if (typeof v === "number") return this.ref(v, null);
-    if (typeof v === "object" && v !== null) this.badSlot(v);
-    return v;
-  }
-
-  /** The value of node j (creating a typed node or shaped object on first use). */
-  resolve(j: number): unknown {
-    const s = this.state[j];
-    if (s !== NONE) {
-      if (s >= BUILDING) {
-        this.fail(
-          "ERR_BAD_REFERENCE",
-          s === SHAPE
-            ? `Node ${j} is a shape, not a value.`
-            : `Custom type at node ${j} refers to itself through its data.`,
-        );
-      }
-      return this.built[j];
+  sparseLength(node: Json[]): number {
+    this.arity(node, 3, 3);
+    const length = node[1];
+    if (typeof length !== "number" || !Number.isInteger(length) || length < 0 || length > MAX_ARRAY_LENGTH) {
+      this.fail("ERR_BAD_VALUE", "Array length must be an integer in 0..2^32-1.");
     }
-    // Only while the first pass runs (a view's buffer further on) or for a custom type's node.
-    const node = this.a[j];
-    if (typeof node !== "object" || node === null) return node;
-    if (isArray(node)) {
-      const head = node[0];
-      if (typeof head === "string") {
-        if (head === Tag.Shape) this.fail("ERR_BAD_REFERENCE", `Node ${j} is a shape, not a value.`);
-        return this.create(j, node);
+    this.props(node[2]);
+    return length;
+  }
+
+  newError(node: Json[]): Error {
+    this.arity(node, 4, 5);
+    const name = node[1];
+    if (!isErrorName(name)) this.fail("ERR_BAD_VALUE", "Unknown error name.");
+    const message = node[2] === null ? undefined : this.string(node[2]);
+    const stack = node[3] === null ? undefined : this.string(node[3]);
+    return buildError(name, message, stack);
+  }
+
+  /** A tagged array node: `[tag, ...fields]`. */
+  tagged(node: Json[], tag: string): unknown {
+    const objs = this.objs;
+    switch (tag) {
+      case Tag.Array: {
+        const n = node.length - 1;
+        const a = new Array(n);
+        objs.push(a);
+        for (let i = 0; i < n; i++) a[i] = this.slot(node[i + 1]);
+        return a;
       }
-      const shape = typeof head === "number" ? this.shapeOf(head) : null;
-      if (shape !== null) {
-        const o = this.newShaped(shape);
-        this.built[j] = o;
-        this.state[j] = CREATED;
+      case Tag.SparseArray: {
+        const a = new Array(this.sparseLength(node));
+        objs.push(a);
+        this.fillSparse(a, node[2] as Record<string, Json>);
+        return a;
+      }
+      case Tag.NullObject: {
+        this.arity(node, 2, 2);
+        this.props(node[1]);
+        const o = Object.create(null);
+        objs.push(o);
+        this.fillProps(o, node[1] as Record<string, Json>);
         return o;
       }
+      case Tag.Map: {
+        if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
+        const map = new Map();
+        objs.push(map);
+        this.fill(map, node, Fill.Map);
+        return map;
+      }
+      case Tag.Set: {
+        const set = new Set();
+        objs.push(set);
+        this.fill(set, node, Fill.Set);
+        return set;
+      }
+      case Tag.Error: {
+        const error = this.newError(node);
+        objs.push(error);
+        this.fill(error, node, Fill.Error);
+        return error;
+      }
+      case Tag.Custom:
+        return this.custom(node);
+      case Tag.TypedArray:
+      case Tag.DataView: {
+        // The view is numbered before its buffer, which is read from inside it.
+        const id = objs.length;
+        objs.push(PENDING);
+        const view = tag === Tag.TypedArray ? this.typedArray(node) : this.dataView(node);
+        objs[id] = view;
+        return view;
+      }
     }
-    this.built[j] = node;
-    this.state[j] = CREATED;
-    return node;
-  }
-
-  create(j: number, node: Json[]): unknown {
-    const saved = this.at;
-    this.at = j;
-    const value = this.build(j, node);
-    this.at = saved;
+    const value = this.leaf(node, tag);
+    objs.push(value);
     return value;
   }
 
-  /** Builds the object of typed node j; leaves state CREATED if contents still need filling. */
-  build(j: number, node: Json[]): unknown {
-    const state = this.state;
-    const tag = node[0] as string;
-    let value: unknown;
-    let complete = true;
+  /** Typed nodes without slots. */
+  leaf(node: Json[], tag: string): unknown {
     switch (tag) {
-      case Tag.BigInt:
-        this.arity(node, 2, 2);
-        value = this.bigint(node[1]);
-        break;
       case Tag.Date: {
         this.arity(node, 2, 2);
         const t = node[1];
         if (t !== null && typeof t !== "number") this.fail("ERR_BAD_VALUE", "Date time must be a number.");
-        value = new Date(t === null ? Number.NaN : t);
-        break;
+        return new Date(t === null ? Number.NaN : t);
       }
       case Tag.RegExp: {
         this.arity(node, 3, 3);
-        const source = this.string(node[1]);
-        const flags = this.string(node[2]);
         try {
-          value = new RegExp(source, flags);
-        } catch {
-          this.fail("ERR_BAD_VALUE", "Invalid regular expression.");
+          return new RegExp(this.string(node[1]), this.string(node[2]));
+        } catch (error) {
+          if (error instanceof ReadFailure) throw error;
+          return this.fail("ERR_BAD_VALUE", "Invalid regular expression.");
         }
-        break;
       }
       case Tag.Boolean:
         this.arity(node, 2, 2);
         if (typeof node[1] !== "boolean") this.fail("ERR_BAD_VALUE", "Boolean object needs a boolean.");
-        value = Object(node[1]);
-        break;
+        return new Boolean(node[1]);
       case Tag.Number:
         this.arity(node, 2, 2);
-        value = Object(this.number(node[1]));
-        break;
+        return new Number(this.number(node[1]));
       case Tag.String:
         this.arity(node, 2, 2);
-        value = Object(this.string(node[1]));
-        break;
+        return new String(this.string(node[1]));
       case Tag.BigIntObject:
         this.arity(node, 2, 2);
-        value = Object(this.bigint(node[1]));
-        break;
-      case Tag.Map:
-        if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
-        value = new Map();
-        complete = false;
-        break;
-      case Tag.Set:
-        value = new Set();
-        complete = false;
-        break;
+        return Object(this.bigint(node[1]));
       case Tag.ArrayBuffer:
+        return this.buffer(node, false);
       case Tag.SharedArrayBuffer:
-        value = this.buffer(node, tag === Tag.SharedArrayBuffer);
-        break;
-      case Tag.TypedArray:
-        value = this.typedArray(node);
-        break;
-      case Tag.DataView:
-        value = this.dataView(node);
-        break;
-      case Tag.Error: {
-        this.arity(node, 4, 5);
-        const name = node[1];
-        if (!isErrorName(name)) this.fail("ERR_BAD_VALUE", "Unknown error name.");
-        const message = node[2] === null ? undefined : this.string(node[2]);
-        const stack = node[3] === null ? undefined : this.string(node[3]);
-        value = buildError(name, message, stack);
-        complete = node.length === 4;
-        break;
-      }
-      case Tag.DOMException: {
+        return this.buffer(node, true);
+      case Tag.DOMException:
         this.arity(node, 3, 3);
-        value = new DOMException(this.string(node[2]), this.string(node[1]));
-        break;
-      }
-      case Tag.NullObject:
-        this.arity(node, 2, 2);
-        this.props(node[1]);
-        value = Object.create(null);
-        complete = false;
-        break;
-      case Tag.Array: {
-        this.arity(node, 3, 3);
-        const length = node[1];
-        if (
-          typeof length !== "number" ||
-          !Number.isInteger(length) ||
-          length < 0 ||
-          length > MAX_ARRAY_LENGTH
-        ) {
-          this.fail("ERR_BAD_VALUE", "Array length must be an integer in 0..2^32-1.");
-        }
-        this.props(node[2]);
-        value = new Array(length);
-        complete = false;
-        break;
-      }
+        return new DOMException(this.string(node[2]), this.string(node[1]));
       case Tag.URL: {
         this.arity(node, 2, 2);
         const href = this.string(node[1]);
         try {
-          value = new URL(href);
+          return new URL(href);
         } catch {
-          this.fail("ERR_BAD_VALUE", "Invalid URL.");
+          return this.fail("ERR_BAD_VALUE", "Invalid URL.");
         }
-        break;
       }
       case Tag.URLSearchParams:
         this.arity(node, 2, 2);
-        value = new URLSearchParams(this.string(node[1]));
-        break;
-      case Tag.Custom:
-        return this.custom(j, node);
-      case Tag.Shape:
-        if (this.shapeOf(j) === null) this.fail("ERR_BAD_VALUE", "Bad shape.");
-        return undefined;
+        return new URLSearchParams(this.string(node[1]));
       default:
-        this.fail("ERR_UNKNOWN_TAG", `Unknown tag ${JSON.stringify(tag.slice(0, 40))}.`);
+        return this.fail("ERR_UNKNOWN_TAG", `Unknown tag ${JSON.stringify(tag.slice(0, 40))}.`);
     }
-    this.built[j] = value;
-    state[j] = complete ? DONE : CREATED;
-    return value;
   }
 
-  custom(j: number, node: Json[]): unknown {
+  custom(node: Json[]): unknown {
     this.arity(node, 3, 3);
     const name = this.string(node[1]);
     const type = this.registry.byName(name);
     if (type === undefined) {
       this.fail("ERR_UNKNOWN_TYPE", `Custom type ${JSON.stringify(name.slice(0, 128))} is not registered.`);
     }
-    if (++this.depth > this.maxDepth) {
-      throw new LimitError("depth", this.maxDepth, `Custom types nest deeper than ${this.maxDepth}.`);
-    }
-    this.state[j] = BUILDING;
-    const data = this.complete(node[2]);
+    const id = this.objs.length;
+    this.objs.push(PENDING);
+    const data = this.slot(node[2]);
     const value = decodeCustom(type as AnyCustomType, data);
     // A reviver is user code: if it made something enumerable on Object.prototype, for-in would now
     // visit inherited keys, so the remaining objects take the Object.keys loop.
     if (this.plainForIn && inheritsEnumerable()) this.plainForIn = false;
-    this.depth--;
-    this.built[j] = value;
-    this.state[j] = DONE;
+    this.objs[id] = value;
     return value;
-  }
-
-  /** The value of `slot` with every container reachable from it filled in. */
-  complete(slot: Json): unknown {
-    if (typeof slot === "number" && (slot | 0) === slot && slot >= FIRST_NODE && slot < this.n) {
-      const stack = [slot];
-      const state = this.state;
-      while (stack.length !== 0) {
-        const x = stack.pop()!;
-        const s = state[x];
-        if (s !== NONE && s !== CREATED) continue;
-        const saved = this.at;
-        this.at = x;
-        this.fill(x, stack);
-        this.at = saved;
-      }
-    }
-    return this.slot(slot);
-  }
-
-  fillTyped(i: number, node: Json[], collect: number[] | null): void {
-    const value = this.built[i];
-    switch (node[0]) {
-      case Tag.Map: {
-        const map = value as Map<unknown, unknown>;
-        for (let k = 1; k < node.length; k += 2) {
-          map.set(this.typedSlot(node[k], collect), this.typedSlot(node[k + 1], collect));
-        }
-        break;
-      }
-      case Tag.Set: {
-        const set = value as Set<unknown>;
-        for (let k = 1; k < node.length; k++) set.add(this.typedSlot(node[k], collect));
-        break;
-      }
-      case Tag.Error:
-        setErrorCause(value as Error, this.typedSlot(node[4], collect));
-        break;
-      case Tag.NullObject: {
-        const props = node[1] as Record<string, Json>;
-        const target = value as Record<string, unknown>;
-        const keys = keysOf(props);
-        // A null-prototype object has no `__proto__` setter: plain assignment defines own properties.
-        for (let k = 0; k < keys.length; k++) target[keys[k]!] = this.typedSlot(props[keys[k]!], collect);
-        break;
-      }
-      case Tag.Array: {
-        const props = node[2] as Record<string, Json>;
-        const target = value as unknown[];
-        const length = target.length;
-        const keys = keysOf(props);
-        for (let k = 0; k < keys.length; k++) {
-          const key = keys[k]!;
-          const v = this.typedSlot(props[key], collect);
-          if (ARRAY_INDEX.test(key)) {
-            const index = Number(key);
-            if (index >= length) this.fail("ERR_BAD_VALUE", `Array index ${key} is not below the length.`);
-            target[index] = v;
-          } else if (key === "length") this.fail("ERR_BAD_VALUE", "An array cannot have a `length` key.");
-          else defineData(target, key, v);
-        }
-        break;
-      }
-    }
-  }
-
-  typedSlot(v: Json, collect: number[] | null): unknown {
-    if (typeof v === "number") return this.ref(v, collect);
-    if (typeof v === "object" && v !== null) this.badSlot(v);
-    return v;
   }
 
   arity(node: Json[], min: number, max: number): void {
@@ -701,7 +718,6 @@ class Reader {
     }
     return BigInt(v);
   }
-
   number(v: Json): number {
     if (typeof v === "number") return v;
     switch (v) {
@@ -761,16 +777,16 @@ class Reader {
     return bytes.buffer as ArrayBuffer;
   }
 
-  /** The buffer a view refers to: must be an ArrayBuffer or SharedArrayBuffer node. */
+  /** The buffer a view is on: a slot holding an ArrayBuffer or SharedArrayBuffer. */
   viewBuffer(v: Json): ArrayBuffer | SharedArrayBuffer {
-    if (typeof v !== "number" || (v | 0) !== v || v < FIRST_NODE || v >= this.n) {
-      this.fail("ERR_BAD_REFERENCE", "A view must refer to a buffer node.");
+    const buffer = typeof v === "string" || (typeof v === "object" && v !== null) ? this.slot(v) : v;
+    if (
+      !(buffer instanceof ArrayBuffer) &&
+      !(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)
+    ) {
+      this.fail("ERR_BAD_REFERENCE", "A view must be on an ArrayBuffer or SharedArrayBuffer.");
     }
-    const node = this.a[v];
-    if (!isArray(node) || (node[0] !== Tag.ArrayBuffer && node[0] !== Tag.SharedArrayBuffer)) {
-      this.fail("ERR_BAD_REFERENCE", "A view must refer to a buffer node.");
-    }
-    return this.resolve(v) as ArrayBuffer | SharedArrayBuffer;
+    return buffer as ArrayBuffer | SharedArrayBuffer;
   }
 
   typedArray(node: Json[]): ArrayBufferView {
@@ -877,6 +893,91 @@ export function jsonErrorOffset(text: string): number {
   }
 }
 
+/** The path (indices and keys) from `root` to the JSON container `target`, by identity; error path only. */
+function pathIn(root: Json, target: Json): (number | string)[] | null {
+  if (root === target) return [];
+  const stack: { value: Json; path: (number | string)[] }[] = [{ value: root, path: [] }];
+  // Parts of the tree have become result objects by now, which may be cyclic.
+  const seen = new Set<Json>();
+  while (stack.length !== 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value !== "object" || value === null || seen.has(value)) continue;
+    seen.add(value);
+    const keys: (number | string)[] = isArray(value) ? value.map((_, i) => i) : keysOf(value);
+    for (const key of keys) {
+      const child = (value as Record<string | number, Json>)[key];
+      if (typeof child !== "object" || child === null) continue;
+      const childPath = [...path, key];
+      if (child === target) return childPath;
+      stack.push({ value: child, path: childPath });
+    }
+  }
+  return null;
+}
+
+/** Character offset of the JSON value at `path` in `text` (a valid JSON text); error path only. */
+function offsetOfPath(text: string, path: (number | string)[]): number | undefined {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+  };
+  const skipString = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    i++;
+  };
+  const skipValue = () => {
+    ws();
+    let depth = 0;
+    do {
+      const c = text[i];
+      if (c === '"') {
+        skipString();
+        continue;
+      }
+      if (c === "[" || c === "{") depth++;
+      else if (c === "]" || c === "}") depth--;
+      else if (depth === 0 && (c === "," || c === undefined)) return;
+      i++;
+      if (depth === 0) {
+        // a scalar: run to its end
+        while (i < text.length && !",]}".includes(text[i]!) && text[i] !== " ") i++;
+        return;
+      }
+    } while (depth > 0 && i < text.length);
+  };
+  ws();
+  for (const step of path) {
+    if (text[i] === "[") {
+      i++;
+      for (let k = 0; k < (step as number); k++) {
+        skipValue();
+        ws();
+        i++; // the comma
+      }
+      ws();
+    } else if (text[i] === "{") {
+      i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') return undefined;
+        const start = i;
+        skipString();
+        const key = JSON.parse(text.slice(start, i)) as string;
+        ws();
+        i++; // the colon
+        ws();
+        if (key === String(step)) break;
+        skipValue();
+        ws();
+        if (text[i] !== ",") return undefined;
+        i++;
+      }
+    } else return undefined;
+  }
+  return i < text.length ? i : undefined;
+}
+
 /** Turns a `JSON.parse` failure into a DecodeError with the position the engine reported. */
 function syntaxError(text: string, error: unknown): DecodeError {
   const message = error instanceof Error ? error.message : String(error);
@@ -890,32 +991,40 @@ function syntaxError(text: string, error: unknown): DecodeError {
   });
 }
 
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && STACK_OVERFLOW.test(error.message);
+}
+
 /** @internal Rebuilds the value from already-parsed JSON (which is modified in place). */
-export function hydrate(a: unknown, registry: TypeRegistry, maxDepth: number, text?: string): unknown {
-  if (!isArray(a) || a.length < 2) {
-    throw new DecodeError("ERR_VERSION", "Not a structura text: expected a JSON array with a header.", {
-      offset: 0,
-    });
-  }
-  if (a[0] !== HEADER) {
-    const known = typeof a[0] === "string" && a[0].startsWith(HEADER_PREFIX);
+export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, text?: string): unknown {
+  if (!isArray(top) || top.length < FIRST_DEFERRED || top[0] !== HEADER) {
+    const head = isArray(top) ? top[0] : undefined;
+    const known = typeof head === "string" && head.startsWith(HEADER_PREFIX) && head !== HEADER;
     throw new DecodeError(
       "ERR_VERSION",
       known
-        ? `Unsupported text format version ${JSON.stringify(a[0])}.`
-        : "Not a structura text (no header).",
-      { offset: text === undefined ? undefined : elementOffset(text, 0) },
+        ? `Unsupported text format version ${JSON.stringify(head)}.`
+        : "Not a structura text: expected a JSON array with a header, a shape table and a root.",
+      { offset: 0 },
     );
   }
-  const reader = new Reader(a, registry, maxDepth);
+  // Located below when reading fails: JSON.parse's tree is read in place, so take the positions first.
+  let reader: Reader | undefined;
   try {
+    reader = new Reader(top, registry, maxDepth);
     return reader.run();
   } catch (error) {
     if (error instanceof ReadFailure) {
+      const at = reader === undefined ? top : reader.at;
+      const path = pathIn(top, at);
+      const where = path === null ? undefined : `$${path.map((p) => `[${JSON.stringify(p)}]`).join("")}`;
       throw new DecodeError(error.code, error.message, {
-        path: `node ${reader.at}`,
-        offset: text === undefined ? undefined : elementOffset(text, reader.at),
+        path: where,
+        offset: text === undefined || path === null ? undefined : offsetOfPath(text, path),
       });
+    }
+    if (isStackOverflow(error)) {
+      throw new LimitError("depth", maxDepth, "The text nests too deeply for this stack.", { cause: error });
     }
     throw error;
   }
@@ -930,5 +1039,5 @@ export function parse(text: string, options?: ParseOptions): unknown {
   } catch (error) {
     throw syntaxError(text, error);
   }
-  return hydrate(json, registryFor(options), options?.maxDepth ?? 1000, text);
+  return hydrate(json, registryFor(options), options?.maxDepth ?? MAX_NESTING, text);
 }

@@ -1,16 +1,18 @@
 /**
- * The text writer. One iterative pass over the value graph builds the flat node list
- * (`[HEADER, rootSlot, node2, ...]`), then a single native `JSON.stringify` turns it into text, so string
- * escaping and number formatting run in the engine's own serializer rather than per value in JavaScript.
+ * The text writer. One recursive pass over the value graph builds the text's JSON tree (plain arrays,
+ * objects and scalars), then one native `JSON.stringify` turns it into text, so string escaping and
+ * number formatting run in the engine's serializer rather than per value in JavaScript.
  *
- * Objects get their node index when first met (a `Map` lookup is the only per-object bookkeeping) and are
- * encoded later, in discovery order, by a loop over the node list: no recursion, so the depth of the
- * input does not matter. Strings, booleans, null and non-integer numbers sit inline in their slot;
- * integers become (deduplicated) number nodes because an integer slot is a reference.
+ * Every object gets the next number when first met (one `Map` entry: the only per-object bookkeeping)
+ * and is written inline there; later meetings write `"~<number>"`. Records are written against a shape
+ * table (`[shape, ...values]`, the keys once per text, undefined members folded into the shape). The
+ * recursion never goes deeper than DEFER_DEPTH: a container met deeper is only numbered there and
+ * written later as a deferred entry of the top-level array, from a queue, so any depth of input is
+ * written with a bounded stack (and the output nests no deeper than JSON.stringify can recurse).
  */
 
 import { DataCloneError, describeValue } from "../core/errors.ts";
-import { proxyDetector } from "../core/host.ts";
+import { compile, proxyDetector } from "../core/host.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, encodeCustom, TypeRegistry } from "../core/registry.ts";
 import {
@@ -30,12 +32,19 @@ import {
 } from "../core/types.ts";
 import { bytesToBase64 } from "./base64.ts";
 import {
+  BIGINT_PREFIX,
+  DEFER_DEPTH,
+  EMPTY_NULL_OBJECT,
   HEADER,
+  LONG_STRING,
+  LONG_STRING_PREFIX,
   NAN,
   NEGATIVE_INFINITY,
   NEGATIVE_ZERO,
   numberToJson,
   POSITIVE_INFINITY,
+  SIGIL,
+  SIGIL_CODE,
   Tag,
   UNDEFINED,
 } from "./format.ts";
@@ -64,19 +73,81 @@ export interface WriterHooks {
 
 /** Returned by `slot` in lenient mode for a value JSON would leave out. */
 const OMIT: unique symbol = Symbol("omit");
-type Slot = string | number | boolean | null;
+type Json = unknown;
 
-/** Strings at least this long are written once, as a node, and referenced (stacks repeat in reports). */
-const LONG_STRING = 64;
+/** Records with more keys than this are written as JSON objects (the undefined mask is one int). */
+const MAX_SHAPE_KEYS = 30;
+/** Key lists sharing a first key before further ones are written as JSON objects (dictionaries). */
 const MAX_SHAPES_PER_KEY = 64;
-/** Objects with fewer keys are written as JSON objects (measured on the Vitest-like report: below 8
- * keys the in-place reading of JSON objects beats the bytes saved by a shared key list). */
-const MIN_SHAPE_KEYS = 8;
-const SMALL_INTS = 4096;
 
-interface Shape {
+/** One key list; `variants` are its shapes, one per pattern of undefined members (usually one). */
+interface Family {
   readonly keys: string[];
-  readonly index: number;
+  masks: number[];
+  indices: number[];
+  /** The last variant used (records of one kind mostly leave the same members undefined). */
+  lastMask: number;
+  lastIndex: number;
+  uses: number;
+  write: RecordWriter | null;
+}
+
+/**
+ * Writes a record of one key list: `[shape, ...values]`. Compiled per key list, it reads each member
+ * by a constant name (an inline-cache hit; the generic loop's `source[key]` is a megamorphic keyed
+ * load) and tests strings and numbers inline.
+ */
+type RecordWriter = (w: Writer, source: object, depth: number, family: Family) => Json[];
+
+/** Records of a key list written by the generic loop before its writer is compiled. */
+const COMPILE_AFTER = 2;
+
+/**
+ * For keys `a`, `b`:
+ *
+ *   function write(w, s, d, f) {
+ *     var o = new Array(3), j = 1, m = 0, x;
+ *     x = s["a"]; if (x === undefined) m |= 1; else o[j++] = typeof x === "string"
+ *       ? (x.length < 64 && x.charCodeAt(0) !== 126 ? x : w.str(x))
+ *       : typeof x === "number" ? (x - x === 0 && (x !== 0 || 1 / x > 0) ? x : w.num(x))
+ *       : w.slot(x, s, "a", d);
+ *     x = s["b"]; ...
+ *     o[0] = m === f.lastMask ? f.lastIndex : w.variant(f, m);
+ *     if (j !== 3) o.length = j;
+ *     return o;
+ *   }
+ *
+ * Keys are embedded as JSON string literals, which cannot break out of the string. Not used in lenient
+ * mode (compat), where a member may be left out.
+ */
+function compileWriter(keys: string[]): RecordWriter | null {
+  const id = JSON.stringify(keys);
+  const cached = writerCache.get(id);
+  if (cached !== undefined) return cached;
+  const n = keys.length;
+  let body = `return function write(w,s,d,f){var o=new Array(${n + 1}),j=1,m=0,x,y;`;
+  for (let i = 0; i < n; i++) {
+    const key = JSON.stringify(keys[i]);
+    body +=
+      `x=s[${key}];if(x===undefined)m|=${1 << i};else o[j++]=typeof x==="string"` +
+      `?(x.length<${LONG_STRING}&&x.charCodeAt(0)!==${SIGIL_CODE}?x:w.str(x))` +
+      `:typeof x==="number"?(x-x===0&&(x!==0||1/x>0)?x:w.num(x))` +
+      `:typeof x==="object"&&x!==null?((y=w.ids.get(x))!==undefined?w.ref(y):w.object(x,d)):w.slot(x,s,${key},d);`;
+  }
+  body += `o[0]=m===f.lastMask?f.lastIndex:w.variant(f,m);if(j!==${n + 1})o.length=j;return o;};`;
+  const factory = compile<() => RecordWriter>([], body);
+  const write = factory === null ? null : factory();
+  if (writerCache.size >= WRITER_CACHE_SIZE) writerCache.clear();
+  writerCache.set(id, write);
+  return write;
+}
+
+/** Compiled writers by key list, shared across calls (an application writes the same records again). */
+const writerCache = new Map<string, RecordWriter | null>();
+const WRITER_CACHE_SIZE = 256;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
 
 function sameKeys(a: string[], b: string[]): boolean {
@@ -126,17 +197,29 @@ function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
+/** What the writer does with an object met below DEFER_DEPTH (see `Writer.defer`). */
+enum Defer {
+  /** Numbered there, its node written later from the queue (its children may be anything). */
+  Later = 0,
+  /** Written right away into its deferred entry (a leaf, or a custom type: the reader needs it whole). */
+  Now = 1,
+}
+
 class Writer {
-  readonly nodes: unknown[] = [HEADER, 0];
-  /** `sources[i]` is the object still to be encoded into node i. */
-  readonly sources: (object | null)[] = [null, null];
-  readonly seen = new Map<object, number>();
-  readonly numbers = new Map<number, number>();
-  readonly smallInts = new Int32Array(SMALL_INTS);
-  strings: Map<string, number> | null = null;
-  bigints: Map<bigint, number> | null = null;
-  readonly shapes = new Map<string, Shape[]>();
-  lastShape: Shape | null = null;
+  readonly ids = new Map<object, number>();
+  readonly refs: (string | undefined)[] = [];
+  nextId = 0;
+  longs: Map<string, number> | null = null;
+  nextLong = 0;
+  readonly shapeTable: string[][] & Json[] = [];
+  readonly families = new Map<string, Family[]>();
+  lastFamily: Family | null = null;
+  prevFamily: Family | null = null;
+  /** The top-level array being built: header, shape table, root, deferred entries. */
+  readonly top: Json[];
+  /** Objects whose deferred entry (at `queueAt[i]`) is still to be written. */
+  readonly queue: object[] = [];
+  readonly queueAt: number[] = [];
   readonly registry: TypeRegistry | null;
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   readonly replacer: WriterHooks["replacer"];
@@ -146,217 +229,275 @@ class Writer {
     this.registry = registry.size === 0 ? null : registry;
     this.replacer = hooks === null ? null : hooks.replacer;
     this.lenient = hooks?.lenient === true;
+    this.top = [HEADER, this.shapeTable, null];
   }
 
-  /** The slot for any value; objects are given a node index and queued. */
-  slot(value: unknown, holder: object | null, key: PathSegment | null): Slot | typeof OMIT {
+  run(value: unknown): Json[] {
+    const root = this.slot(value, null, null, 0);
+    this.top[2] = root === OMIT ? UNDEFINED : root;
+    const queue = this.queue;
+    for (let i = 0; i < queue.length; i++) {
+      const source = queue[i]!;
+      queue[i] = ObjectProto;
+      this.top[this.queueAt[i]!] = this.node(source, 0);
+    }
+    return this.top;
+  }
+
+  /** The slot for any value. `depth` is the nesting of the container holding it. */
+  slot(value: unknown, holder: object | null, key: PathSegment | null, depth: number): Json | typeof OMIT {
     switch (typeof value) {
       case "string":
-        return value.length < LONG_STRING ? value : this.stringNode(value);
+        if (value.length >= LONG_STRING) return this.longString(value);
+        return value.length !== 0 && value.charCodeAt(0) === SIGIL_CODE ? SIGIL + value : value;
+      case "number":
+        // Finite and not -0 (NaN and the infinities make value - value NaN).
+        return value - value === 0 && (value !== 0 || 1 / value > 0) ? value : this.num(value);
+      case "object": {
+        if (value === null) return null;
+        const id = this.ids.get(value);
+        if (id !== undefined) return this.ref(id);
+        return this.object(value, depth);
+      }
       case "boolean":
         return value;
-      case "number":
-        return this.number(value);
-      case "object":
-        return value === null ? null : this.ref(value);
       case "undefined":
         return UNDEFINED;
       case "bigint":
-        return this.bigint(value);
+        return BIGINT_PREFIX + value.toString();
       default:
         if (this.lenient) return OMIT;
         throw new Refusal(`${describeValue(value)} could not be cloned.`, holder, key);
     }
   }
 
-  number(n: number): number {
-    if ((n | 0) === n && n >= 0 && n < SMALL_INTS && (n !== 0 || 1 / n > 0)) {
-      // Small non-negative integers (counts, line numbers, flags) skip the Map.
-      const cached = this.smallInts[n]!;
-      if (cached !== 0) return cached;
-      const index = this.nodes.length;
-      this.nodes.push(n);
-      this.sources.push(null);
-      this.smallInts[n] = index;
-      return index;
+  /** `~<id>`; the strings are kept, since an object met again is usually met many times. */
+  ref(id: number): string {
+    const refs = this.refs;
+    let s = refs[id];
+    if (s === undefined) {
+      while (refs.length < id) refs.push(undefined);
+      s = refs[id] = SIGIL + id;
     }
-    if (Number.isInteger(n)) {
-      if (n === 0) return NEGATIVE_ZERO;
-      let index = this.numbers.get(n);
-      if (index === undefined) {
-        index = this.nodes.length;
-        this.nodes.push(n);
-        this.sources.push(null);
-        this.numbers.set(n, index);
-      }
-      return index;
-    }
-    if (Number.isNaN(n)) return NAN;
-    if (n === Number.POSITIVE_INFINITY) return POSITIVE_INFINITY;
-    if (n === Number.NEGATIVE_INFINITY) return NEGATIVE_INFINITY;
-    return n;
+    return s;
   }
 
-  /** A string as a node (used where an inline string would be read as a tag). */
-  stringNode(s: string): number {
-    let strings = this.strings;
-    if (strings === null) strings = this.strings = new Map();
-    let index = strings.get(s);
-    if (index === undefined) {
-      index = this.nodes.length;
-      this.nodes.push(s);
-      this.sources.push(null);
-      strings.set(s, index);
-    }
-    return index;
+  longString(s: string): string {
+    let longs = this.longs;
+    if (longs === null) longs = this.longs = new Map();
+    const n = longs.get(s);
+    if (n !== undefined) return LONG_STRING_PREFIX + n;
+    longs.set(s, this.nextLong++);
+    return s.charCodeAt(0) === SIGIL_CODE ? SIGIL + s : s;
   }
 
-  bigint(b: bigint): number {
-    let bigints = this.bigints;
-    if (bigints === null) bigints = this.bigints = new Map();
-    let index = bigints.get(b);
-    if (index === undefined) {
-      index = this.nodes.length;
-      this.nodes.push([Tag.BigInt, b.toString()]);
-      this.sources.push(null);
-      bigints.set(b, index);
+  /** An object met for the first time: numbered, then written here or deferred. */
+  object(value: object, depth: number): Json {
+    const id = this.nextId++;
+    this.ids.set(value, id);
+    if (depth < DEFER_DEPTH) return this.node(value, depth + 1);
+    const at = this.top.length;
+    this.top.push(null);
+    if (this.deferKind(value) === Defer.Later) {
+      this.queue.push(value);
+      this.queueAt.push(at);
+    } else {
+      this.top[at] = this.node(value, 0);
     }
-    return index;
+    return SIGIL + id;
   }
 
-  ref(value: object): number {
-    let index = this.seen.get(value);
-    if (index === undefined) {
-      index = this.nodes.length;
-      this.nodes.push(0);
-      this.sources.push(value);
-      this.seen.set(value, index);
-    }
-    return index;
-  }
-
-  /** Encodes queued objects until none is left. */
-  drain(): void {
-    const nodes = this.nodes;
-    const sources = this.sources;
-    for (let i = 2; i < nodes.length; i++) {
-      const source = sources[i];
-      if (source !== null) nodes[i] = this.encode(source!);
+  /** Containers are written later; leaves and custom types at once (must match the reader). */
+  deferKind(value: object): Defer {
+    if (this.registry !== null && this.registry.find(value) !== undefined) return Defer.Now;
+    const proto = getProto(value);
+    if (proto === ObjectProto || proto === ArrayProto || proto === null) return Defer.Later;
+    if (URLCtor !== undefined && value instanceof URLCtor) return Defer.Now;
+    if (URLSearchParamsCtor !== undefined && value instanceof URLSearchParamsCtor) return Defer.Now;
+    switch (classify(value)) {
+      case Kind.Object:
+      case Kind.Array:
+      case Kind.Map:
+      case Kind.Set:
+      case Kind.Error:
+        return Defer.Later;
+      default:
+        return Defer.Now;
     }
   }
 
-  encode(value: object): unknown {
+  /** The node of an object (already numbered); `depth` is its own nesting. */
+  node(value: object, depth: number): Json {
     if (this.registry !== null) {
       const type = this.registry.find(value);
-      if (type !== undefined) return this.custom(type, value);
+      if (type !== undefined) return this.custom(type, value, depth);
     }
+    // Proxies are refused (as structured clone does) before a prototype lookup could run a trap.
+    if (this.isProxy !== null && this.isProxy(value)) return this.byKind(value, classify(value), null, depth);
     const proto = getProto(value);
     if (proto === ObjectProto) {
-      // A built-in whose prototype was swapped still has its builtin tag; `classify` sorts those out.
-      // (An own Symbol.toStringTag also changes the tag, but then it names no built-in.)
-      if (
-        (this.isProxy === null || !this.isProxy(value)) &&
-        (toTag.call(value) === "[object Object]" ||
-          typeof (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "string")
-      ) {
-        return this.replacer === null ? this.plain(value) : this.plainHooked(value);
+      const keys = keysOf(value);
+      // Objects with internal slots but an ordinary prototype (a Date or Map whose prototype was
+      // swapped, `arguments`) have no own keys or index keys first: only those take the full check, as
+      // in the binary writer.
+      if (keys.length !== 0 && !isDigit(keys[0]!.charCodeAt(0))) {
+        return this.replacer === null ? this.plain(value, keys, depth) : this.props(value, {}, depth);
       }
-    } else if (proto === ArrayProto && isArray(value)) {
-      if (this.isProxy === null || !this.isProxy(value)) return this.array(value);
+      const kind = classify(value);
+      if (kind === Kind.Object) {
+        if (keys.length === 0) return {};
+        return this.replacer === null ? this.plain(value, keys, depth) : this.props(value, {}, depth);
+      }
+      return this.byKind(value, kind, proto, depth);
     }
+    if (proto === ArrayProto && isArray(value)) return this.array(value, depth);
     if (URLCtor !== undefined && value instanceof URLCtor) return [Tag.URL, value.href];
     if (URLSearchParamsCtor !== undefined && value instanceof URLSearchParamsCtor) {
       return [Tag.URLSearchParams, value.toString()];
     }
-    const kind = classify(value);
-    return this.byKind(value, kind, proto);
+    return this.byKind(value, classify(value), proto, depth);
   }
 
   /**
-   * A plain object. Objects with keys become `[shapeRef, ...values]` against a shared key list (the
-   * keys are then written once per shape, not once per object); the rest become JSON objects of slots.
+   * A plain object: `[shape, ...values]` when its key list fits a shape (undefined members are in the
+   * shape, not the values), else a JSON object of slots.
    */
-  plain(value: object): unknown {
-    const source = value as Record<string, unknown>;
-    const keys = keysOf(value);
+  plain(value: object, keys: string[], depth: number): Json {
     const n = keys.length;
-    if (n === 0) return {};
-    // Small objects stay JSON objects: the reader uses those in place (no copy), and their keys cost
-    // few bytes. Records with many keys share a key list instead.
-    const shape = n < MIN_SHAPE_KEYS ? -1 : this.shape(keys);
-    if (shape < 0) return this.plainObject(value, keys);
-    const out = new Array<unknown>(n + 1);
-    out[0] = shape;
+    if (n > MAX_SHAPE_KEYS) return this.props(value, {}, depth);
+    const family = this.family(keys);
+    if (family === null) return this.props(value, {}, depth);
+    let write = family.write;
+    if (write === null && !this.lenient && ++family.uses === COMPILE_AFTER) {
+      write = family.write = compileWriter(keys);
+    }
+    if (write !== null) return write(this, value, depth, family);
+    const source = value as Record<string, unknown>;
+    const out = new Array<Json>(n + 1);
+    let mask = 0;
+    let j = 1;
     for (let i = 0; i < n; i++) {
-      const key = keys[i]!;
-      const item = source[key];
-      if (typeof item === "string" && item.length < LONG_STRING) out[i + 1] = item;
-      else {
-        const s = this.slot(item, value, key);
-        if (s === OMIT) return this.plainObject(value, keys);
-        out[i + 1] = s;
+      const item = source[keys[i]!];
+      if (item === undefined) {
+        mask |= 1 << i;
+        continue;
       }
+      const s = this.slot(item, value, keys[i]!, depth);
+      if (s === OMIT) return this.keyedFrom(value, keys, out, mask, i, depth);
+      out[j++] = s;
+    }
+    out[0] = this.variant(family, mask);
+    if (j !== n + 1) out.length = j;
+    return out;
+  }
+
+  /** A string slot that is long or starts with the sigil (compiled writers test for those inline). */
+  str(s: string): string {
+    if (s.length >= LONG_STRING) return this.longString(s);
+    return s.charCodeAt(0) === SIGIL_CODE ? SIGIL + s : s;
+  }
+
+  /** A number slot that is not finite or is -0 (compiled writers test for those inline). */
+  num(n: number): string {
+    if (n === 0) return NEGATIVE_ZERO;
+    return Number.isNaN(n) ? NAN : n > 0 ? POSITIVE_INFINITY : NEGATIVE_INFINITY;
+  }
+
+  /**
+   * Lenient mode met a value JSON leaves out at key `at`: the members before it are written already
+   * (their objects numbered), so they are kept and the rest follow, as a JSON object.
+   */
+  keyedFrom(value: object, keys: string[], written: Json[], mask: number, at: number, depth: number): Json {
+    const source = value as Record<string, unknown>;
+    const out: Record<string, Json> = {};
+    let j = 1;
+    for (let i = 0; i < keys.length; i++) {
+      let s: Json | typeof OMIT;
+      if (i < at) s = (mask & (1 << i)) !== 0 ? UNDEFINED : written[j++];
+      else if (i === at) continue;
+      else s = this.slot(source[keys[i]!], value, keys[i]!, depth);
+      if (s === OMIT) continue;
+      if (keys[i] === "__proto__") defineData(out, keys[i]!, s);
+      else out[keys[i]!] = s;
     }
     return out;
   }
 
-  /** The node index of the shape with these keys, or -1 to write the object as a JSON object. */
-  shape(keys: string[]): number {
-    const last = this.lastShape;
-    if (last !== null && sameKeys(last.keys, keys)) return last.index;
+  /** The key-list family of these keys, or null when the object should be a JSON object. */
+  family(keys: string[]): Family | null {
+    const last = this.lastFamily;
+    if (last !== null && sameKeys(last.keys, keys)) return last;
+    // Records nest (a test holding its result): keep the last two key lists at hand.
+    const prev = this.prevFamily;
+    if (prev !== null && sameKeys(prev.keys, keys)) {
+      this.prevFamily = last;
+      this.lastFamily = prev;
+      return prev;
+    }
+    this.prevFamily = last;
     const first = keys[0]!;
-    let list = this.shapes.get(first);
+    let list = this.families.get(first);
     if (list === undefined) {
       list = [];
-      this.shapes.set(first, list);
+      this.families.set(first, list);
     } else {
       for (let i = 0; i < list.length; i++) {
         const candidate = list[i]!;
         if (sameKeys(candidate.keys, keys)) {
-          this.lastShape = candidate;
-          return candidate.index;
+          this.lastFamily = candidate;
+          return candidate;
         }
       }
       // Dictionary-like objects (every one with its own keys) would make this scan quadratic.
-      if (list.length >= MAX_SHAPES_PER_KEY) return -1;
+      if (list.length >= MAX_SHAPES_PER_KEY) return null;
     }
-    const index = this.nodes.length;
-    const node: unknown[] = [Tag.Shape];
-    for (let i = 0; i < keys.length; i++) node.push(keys[i]);
-    this.nodes.push(node);
-    this.sources.push(null);
-    const shape = { keys, index };
-    list.push(shape);
-    this.lastShape = shape;
+    // `__proto__` as a shape key would need a defineProperty on the reader's fast path: leave it to
+    // JSON objects, where JSON.parse already makes it an own property.
+    for (let i = 0; i < keys.length; i++) if (keys[i] === "__proto__") return null;
+    const family: Family = { keys, masks: [], indices: [], lastMask: -1, lastIndex: 0, uses: 0, write: null };
+    list.push(family);
+    this.lastFamily = family;
+    return family;
+  }
+
+  /** The shape-table index for this key list with these members undefined. */
+  variant(family: Family, mask: number): number {
+    if (mask === family.lastMask) return family.lastIndex;
+    const masks = family.masks;
+    for (let i = 0; i < masks.length; i++) {
+      if (masks[i] === mask) {
+        family.lastMask = mask;
+        return (family.lastIndex = family.indices[i]!);
+      }
+    }
+    const keys = family.keys;
+    const entry: Json[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) entry[i] = (mask & (1 << i)) === 0 ? keys[i] : [keys[i]];
+    const index = this.shapeTable.length;
+    this.shapeTable.push(entry as string[]);
+    masks.push(mask);
+    family.indices.push(index);
+    family.lastMask = mask;
+    family.lastIndex = index;
     return index;
   }
 
-  /** A plain object as a JSON object of slots. */
-  plainObject(value: object, keys: string[]): Record<string, Slot> {
+  /**
+   * Own enumerable properties as a JSON object of slots (plain objects without a shape, null-prototype
+   * objects, extra properties of arrays). With a replacer, it sees every property first.
+   */
+  props(value: object, out: Record<string, Json>, depth: number): Record<string, Json> {
     const source = value as Record<string, unknown>;
-    const out: Record<string, Slot> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      const s = this.slot(source[key], value, key);
-      if (s === OMIT) continue;
-      if (key === "__proto__") defineData(out, key, s);
-      else out[key] = s;
-    }
-    return out;
-  }
-
-  /** Plain object through the JSON-style replacer and `toJSON` (compat entry point only). */
-  plainHooked(value: object): unknown {
-    const source = value as Record<string, unknown>;
-    const replacer = this.replacer!;
     const keys = keysOf(value);
-    const out: Record<string, Slot> = {};
+    const replacer = getProto(value) === ObjectProto ? this.replacer : null;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       let item = source[key];
-      item = replacer.call(value, key, item);
-      if (item === undefined) continue;
-      const s = this.slot(item, value, key);
+      if (replacer !== null) {
+        item = replacer.call(value, key, item);
+        if (item === undefined) continue;
+      }
+      const s = this.slot(item, value, key, depth);
       if (s === OMIT) continue;
       if (key === "__proto__") defineData(out, key, s);
       else out[key] = s;
@@ -364,53 +505,68 @@ class Writer {
     return out;
   }
 
-  array(value: unknown[]): unknown {
+  array(value: unknown[], depth: number): Json {
     const n = value.length;
-    const out = new Array<Slot>(n);
+    // Holes or properties besides the indices make the key count differ from the length (checked
+    // first: a huge sparse array must not allocate its length).
+    if (keysOf(value).length !== n) return [Tag.SparseArray, n, this.props(value, {}, depth)];
+    if (n === 0) return [];
+    const out = new Array<Json>(n + 1);
+    out[0] = Tag.Array;
     const replacer = this.replacer;
     for (let i = 0; i < n; i++) {
       let item = value[i];
-      if (item === undefined && !hasOwn.call(value, i)) return this.sparse(value, [Tag.Array, n]);
+      if (item === undefined && !hasOwn.call(value, i)) return this.sparseFrom(value, out, i, depth);
       if (replacer !== null) item = replacer.call(value, String(i), item);
-      const s = this.slot(item, value, i);
-      out[i] = s === OMIT ? null : s;
+      const s = this.slot(item, value, i, depth);
+      out[i + 1] = s === OMIT ? null : s;
     }
-    // Only an array with properties besides its indices has more keys than elements.
-    if (n > 0 && keysOf(value).length !== n) return this.sparse(value, [Tag.Array, n]);
-    // An inline string first would read as a tag: make it a node.
-    if (n > 0 && typeof out[0] === "string") out[0] = this.stringNode(out[0]);
     return out;
   }
 
-  /** Arrays with holes or extra properties, and null-prototype objects: an object of slots after the head. */
-  sparse(value: object, head: unknown[]): unknown[] {
-    const source = value as Record<string, unknown>;
+  /**
+   * A hole at `at` in an array whose extra properties made up for the missing keys: the elements
+   * before it are written already (their objects are numbered), so they are kept, and the rest follow
+   * in key order.
+   */
+  sparseFrom(value: unknown[], written: Json[], at: number, depth: number): Json {
+    const props: Record<string, Json> = {};
+    for (let i = 0; i < at; i++) props[i] = written[i + 1];
+    const source = value as unknown as Record<string, unknown>;
     const keys = keysOf(value);
-    const props: Record<string, Slot> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      const s = this.slot(source[key], value, key);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      const index = Number(key);
+      if (Number.isInteger(index) && index >= 0 && index < at && String(index) === key) continue;
+      const s = this.slot(source[key], value, key, depth);
       if (s === OMIT) continue;
       if (key === "__proto__") defineData(props, key, s);
       else props[key] = s;
     }
-    head.push(props);
-    return head;
+    return [Tag.SparseArray, value.length, props];
   }
 
-  custom(type: AnyCustomType, value: object): unknown[] {
+  custom(type: AnyCustomType, value: object, depth: number): Json {
     const data = encodeCustom(type, value);
-    const s = this.slot(data, value, { special: `<${type.name}>` });
+    const s = this.slot(data, value, { special: `<${type.name}>` }, depth);
     return [Tag.Custom, type.name, s === OMIT ? null : s];
   }
 
-  byKind(value: object, kind: Kind, proto: object | null): unknown {
+  byKind(value: object, kind: Kind, proto: object | null, depth: number): Json {
     switch (kind) {
       case Kind.Object:
-        if (proto === null) return this.sparse(value, [Tag.NullObject]);
-        return this.replacer === null ? this.plain(value) : this.plainHooked(value);
+        if (proto === null) {
+          const out = this.props(value, {}, depth);
+          for (const _ in out) return [Tag.NullObject, out];
+          return EMPTY_NULL_OBJECT;
+        }
+        if (this.replacer !== null) return this.props(value, {}, depth);
+        {
+          const keys = keysOf(value);
+          return keys.length === 0 ? {} : this.plain(value, keys, depth);
+        }
       case Kind.Array:
-        return this.array(value as unknown[]);
+        return this.array(value as unknown[], depth);
       case Kind.Date: {
         const t = dateTime(value);
         return [Tag.Date, Number.isNaN(t) ? null : t];
@@ -429,11 +585,11 @@ class Writer {
         return [Tag.BigIntObject, String(unbox(kind, value))];
       case Kind.Map: {
         const entries = mapEntryList(value);
-        const out: unknown[] = [Tag.Map];
+        const out: Json[] = [Tag.Map];
         for (let i = 0; i < entries.length; i++) {
           const [k, v] = entries[i]!;
-          const ks = this.slot(k, value, mapEntrySegment(i, "key"));
-          const vs = this.slot(v, value, mapEntrySegment(i, "value"));
+          const ks = this.slot(k, value, mapEntrySegment(i, "key"), depth);
+          const vs = this.slot(v, value, mapEntrySegment(i, "value"), depth);
           if (ks === OMIT) continue;
           out.push(ks, vs === OMIT ? null : vs);
         }
@@ -441,9 +597,9 @@ class Writer {
       }
       case Kind.Set: {
         const values = setValueList(value);
-        const out: unknown[] = [Tag.Set];
+        const out: Json[] = [Tag.Set];
         for (let i = 0; i < values.length; i++) {
-          const s = this.slot(values[i], value, setMemberSegment(i));
+          const s = this.slot(values[i], value, setMemberSegment(i), depth);
           if (s !== OMIT) out.push(s);
         }
         return out;
@@ -451,16 +607,16 @@ class Writer {
       case Kind.ArrayBuffer: {
         const buffer = value as ArrayBuffer;
         if (bufferByteLength(buffer) === 0 && isDetachedBuffer(buffer)) {
-          return this.refuse("An ArrayBuffer is detached and could not be cloned.", value);
+          return this.refuse("An ArrayBuffer is detached and could not be cloned.", value, depth);
         }
         const max = resizableMax(buffer);
-        const out: unknown[] = [Tag.ArrayBuffer, bytesToBase64(new Uint8Array(copyBufferBytes(buffer)))];
+        const out: Json[] = [Tag.ArrayBuffer, bytesToBase64(new Uint8Array(copyBufferBytes(buffer)))];
         if (max !== undefined) out.push(max);
         return out;
       }
       case Kind.SharedArrayBuffer: {
         const buffer = value as SharedArrayBuffer & { growable?: boolean; maxByteLength?: number };
-        const out: unknown[] = [Tag.SharedArrayBuffer, bytesToBase64(new Uint8Array(buffer).slice())];
+        const out: Json[] = [Tag.SharedArrayBuffer, bytesToBase64(new Uint8Array(buffer).slice())];
         if (buffer.growable === true) out.push(buffer.maxByteLength);
         return out;
       }
@@ -468,23 +624,30 @@ class Writer {
       case Kind.DataView: {
         const parts = readView(value as ArrayBufferView, kind === Kind.DataView);
         if (parts === null) {
-          return this.refuse("A view of a detached or shrunk ArrayBuffer could not be cloned.", value);
+          return this.refuse("A view of a detached or shrunk ArrayBuffer could not be cloned.", value, depth);
         }
-        const bufferRef = this.ref(parts.buffer);
+        // The buffer is a leaf: written inline whatever the depth (one level more, never deferred).
+        const known = this.ids.get(parts.buffer);
+        let buffer: Json;
+        if (known !== undefined) buffer = SIGIL + known;
+        else {
+          this.ids.set(parts.buffer, this.nextId++);
+          buffer = this.byKind(parts.buffer, classify(parts.buffer), null, depth + 1);
+        }
         const length = parts.tracking ? null : parts.length;
-        if (kind === Kind.DataView) return [Tag.DataView, bufferRef, parts.byteOffset, length];
-        return [Tag.TypedArray, TYPED_ARRAY_NAMES[parts.type], bufferRef, parts.byteOffset, length];
+        if (kind === Kind.DataView) return [Tag.DataView, buffer, parts.byteOffset, length];
+        return [Tag.TypedArray, TYPED_ARRAY_NAMES[parts.type], buffer, parts.byteOffset, length];
       }
       case Kind.Error: {
         const parts = readError(value);
-        const out: unknown[] = [
+        const out: Json[] = [
           Tag.Error,
           parts.name,
           parts.hasMessage ? parts.message : null,
           parts.stack === undefined ? null : parts.stack,
         ];
         if (parts.hasCause) {
-          const s = this.slot(parts.cause, value, "cause");
+          const s = this.slot(parts.cause, value, "cause", depth);
           out.push(s === OMIT ? null : s);
         }
         return out;
@@ -498,15 +661,16 @@ class Writer {
         return this.refuse(
           `${describeValue(value)} could not be serialized: its contents cannot be read synchronously.`,
           value,
+          depth,
         );
       default:
-        return this.refuse(`${describeValue(value)} could not be cloned.`, value);
+        return this.refuse(`${describeValue(value)} could not be cloned.`, value, depth);
     }
   }
 
   /** A refused object: thrown, or in lenient mode written as JSON would (its own enumerable keys). */
-  refuse(message: string, value: object): unknown {
-    if (this.lenient) return this.replacer === null ? this.plain(value) : this.plainHooked(value);
+  refuse(message: string, value: object, depth: number): Json {
+    if (this.lenient) return this.props(value, {}, depth);
     throw new Refusal(message, value, null);
   }
 }
@@ -529,59 +693,14 @@ function isDetachedBuffer(buffer: ArrayBuffer): boolean {
   }
 }
 
-/** @internal Builds the node list for `value` (the text is `JSON.stringify` of it). */
-export function toNodes(value: unknown, registry: TypeRegistry, hooks: WriterHooks | null): unknown[] {
+/** @internal The text's JSON tree for `value` (the text is `JSON.stringify` of it). */
+export function toTree(value: unknown, registry: TypeRegistry, hooks: WriterHooks | null): Json[] {
   const writer = new Writer(registry, hooks);
   try {
-    const root = writer.slot(value, null, null);
-    writer.nodes[1] = root === OMIT ? UNDEFINED : root;
-    writer.drain();
+    return writer.run(value);
   } catch (error) {
     throw located(error, value);
   }
-  return writer.nodes;
-}
-
-/** Nodes encoded and then written out at a time by `toText`. */
-const TEXT_CHUNK = 2048;
-
-/**
- * `JSON.stringify(toNodes(value))`, but written a chunk of nodes at a time: each chunk of node objects
- * becomes text (by the engine's serializer) right after it is encoded and is then dropped, so the node
- * objects die young instead of being copied by every scavenge until the end (on the Vitest-like report,
- * garbage collection fell from about a quarter of the time to a tenth). Same text, byte for byte.
- */
-function toText(value: unknown, registry: TypeRegistry): string {
-  const writer = new Writer(registry, null);
-  const nodes = writer.nodes;
-  const sources = writer.sources;
-  const texts: string[] = [];
-  try {
-    nodes[1] = writer.slot(value, null, null);
-    let from = 0;
-    for (let i = 2; i < nodes.length; i++) {
-      const source = sources[i];
-      if (source !== null) {
-        nodes[i] = writer.encode(source!);
-        sources[i] = null;
-      }
-      if (i + 1 - from === TEXT_CHUNK || i + 1 === nodes.length) {
-        // Nodes from..i are final: later nodes only ever get pushed after them.
-        const chunk = JSON.stringify(nodes.slice(from, i + 1));
-        texts.push(chunk.slice(1, chunk.length - 1));
-        for (let k = from; k <= i; k++) nodes[k] = 0;
-        from = i + 1;
-      }
-    }
-    if (from < nodes.length) {
-      // Only when there are no nodes: the header and a scalar root.
-      const chunk = JSON.stringify(nodes.slice(from));
-      texts.push(chunk.slice(1, chunk.length - 1));
-    }
-  } catch (error) {
-    throw located(error, value);
-  }
-  return `[${texts.join(",")}]`;
 }
 
 /** A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
@@ -617,12 +736,9 @@ export function escapeHtml(text: string): string {
 
 /** Writes `value` as structura text (valid JSON). Throws DataCloneError (with a path) for what it refuses. */
 export function stringify(value: unknown, options?: StringifyOptions): string {
+  const tree = toTree(value, registryFor(options), null);
   const space = options?.space;
-  const registry = registryFor(options);
-  const text =
-    space === undefined
-      ? toText(value, registry)
-      : JSON.stringify(toNodes(value, registry, null), null, space);
+  const text = space === undefined ? JSON.stringify(tree) : JSON.stringify(tree, null, space);
   return options?.html === true ? escapeHtml(text) : text;
 }
 

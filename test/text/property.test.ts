@@ -31,7 +31,25 @@ const leaf = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 60, maxLength: 80 }),
   fc.string({ unit: "binary" }),
   fc.date({ noInvalidDate: false }),
-  fc.constantFrom("Date", "Shape", "Custom", "structura:1", "__proto__"),
+  fc.constantFrom(
+    "Date",
+    "Shape",
+    "Custom",
+    "structura:2",
+    "__proto__",
+    "~",
+    "~u",
+    "~0",
+    "~~",
+    "~s0",
+    "~b1",
+    "~N",
+    "A",
+    "O",
+    `~${"x".repeat(63)}`,
+    `~${"x".repeat(62)}`,
+    `~~${"y".repeat(70)}`,
+  ),
 );
 
 const { value } = fc.letrec((tie) => ({
