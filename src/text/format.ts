@@ -33,7 +33,10 @@ export const BIGINT_PREFIX = "~b";
 /** `~s<n>`: the n-th long string of the text, again. */
 export const LONG_STRING_PREFIX = "~s";
 
-/** String slots at least this long (as written) are numbered, so a repeat can be written `~s<n>`. */
+/**
+ * Strings at least this long (the string itself, without the escaping `~`) are numbered when written in
+ * full, so that a repeat can be written `~s<n>`.
+ */
 export const LONG_STRING = 64;
 
 /**

@@ -67,6 +67,8 @@ const STACK_OVERFLOW = /call stack|too much recursion/i;
 /** Stands in the object table for an object whose value does not exist yet (a custom type being
  * revived, a view whose buffer is being read): a reference to it is a cycle the format cannot honour. */
 const PENDING: object = Object.freeze({});
+/** Marks a queued container already filled (custom data is filled ahead of the queue). */
+const DRAINED: object = Object.freeze({});
 
 function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
@@ -158,7 +160,7 @@ class Reader {
   readonly objs: unknown[] = [];
   /** Long strings by number. */
   readonly longs: string[] = [];
-  readonly shapes: Shape[];
+  shapes: Shape[] = [];
   /** Next deferred entry of the top-level array. */
   nextDeferred = FIRST_DEFERRED;
   /** Containers made at a deferral point, with their node, to fill after the root. */
@@ -178,7 +180,6 @@ class Reader {
   ) {
     this.plainForIn = !inheritsEnumerable();
     this.at = top;
-    this.shapes = this.readShapes(top[SHAPES_AT]);
   }
 
   fail(code: StructuraErrorCode, message: string): never {
@@ -216,18 +217,30 @@ class Reader {
 
   run(): unknown {
     const top = this.top;
+    this.shapes = this.readShapes(top[SHAPES_AT]);
+    this.at = top;
     const root = this.slot(top[ROOT_AT]);
-    const queue = this.queue;
-    for (let i = 0; i < queue.length; i++) {
-      const node = this.queueNodes[i];
-      this.at = node;
-      this.fill(queue[i], node, this.queueKinds[i]!);
-    }
+    this.drain(0);
     if (this.nextDeferred !== top.length) {
-      this.at = top[this.nextDeferred];
-      this.fail("ERR_BAD_VALUE", "A deferred entry is never referred to.");
+      const entry = top[this.nextDeferred];
+      this.at = typeof entry === "object" && entry !== null ? entry : top;
+      this.fail("ERR_BAD_VALUE", `Deferred entry ${this.nextDeferred} is never referred to.`);
     }
     return root;
+  }
+
+  /** Fills the containers queued from `from` on (and any they queue): at the end, and for custom data. */
+  drain(from: number): void {
+    const queue = this.queue;
+    for (let i = from; i < queue.length; i++) {
+      const node = this.queueNodes[i];
+      if (node === DRAINED) continue;
+      this.queueNodes[i] = DRAINED;
+      const saved = this.at;
+      this.at = node;
+      this.fill(queue[i], node, this.queueKinds[i]!);
+      this.at = saved;
+    }
   }
 
   /** The value of any slot. */
@@ -428,10 +441,7 @@ class Reader {
     let filler = shape.filler;
     if (filler === null && ++shape.uses === 2) {
       // Compiled from the second object on: one-off shapes are not worth a compile.
-      filler = shape.filler = fillerFor(
-        shape,
-        JSON.stringify(this.top[SHAPES_AT] === undefined ? null : (this.top[SHAPES_AT] as Json[])[head]),
-      );
+      filler = shape.filler = fillerFor(shape, JSON.stringify((this.top[SHAPES_AT] as Json[])[head]));
     }
     if (filler !== null) return filler(node, this);
     const o: Record<string, unknown> = {};
@@ -688,7 +698,11 @@ class Reader {
     }
     const id = this.objs.length;
     this.objs.push(PENDING);
+    const from = this.queue.length;
     const data = this.slot(node[2]);
+    // Containers of the data met at deferral points are filled now (the writer wrote them right after
+    // the data): the reviver gets complete data.
+    this.drain(from);
     const value = decodeCustom(type as AnyCustomType, data);
     // A reviver is user code: if it made something enumerable on Object.prototype, for-in would now
     // visit inherited keys, so the remaining objects take the Object.keys loop.

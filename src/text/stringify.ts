@@ -218,7 +218,7 @@ class Writer {
   /** The top-level array being built: header, shape table, root, deferred entries. */
   readonly top: Json[];
   /** Objects whose deferred entry (at `queueAt[i]`) is still to be written. */
-  readonly queue: object[] = [];
+  readonly queue: (object | null)[] = [];
   readonly queueAt: number[] = [];
   readonly registry: TypeRegistry | null;
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
@@ -235,13 +235,24 @@ class Writer {
   run(value: unknown): Json[] {
     const root = this.slot(value, null, null, 0);
     this.top[2] = root === OMIT ? UNDEFINED : root;
-    const queue = this.queue;
-    for (let i = 0; i < queue.length; i++) {
-      const source = queue[i]!;
-      queue[i] = ObjectProto;
-      this.top[this.queueAt[i]!] = this.node(source, 0);
-    }
+    this.drain(0);
     return this.top;
+  }
+
+  /**
+   * Writes the deferred entries queued from `from` on (and any they queue). Run at the end, and right
+   * after a custom type's data: the reader completes that data before reviving it, in the same order.
+   */
+  drain(from: number): void {
+    const queue = this.queue;
+    for (let i = from; i < queue.length; i++) {
+      const source = queue[i];
+      if (source === null) continue;
+      queue[i] = null;
+      const node = this.node(source!, 0);
+      // An empty null-prototype object is the string "~N" inline; an entry must be a node.
+      this.top[this.queueAt[i]!] = node === EMPTY_NULL_OBJECT ? [Tag.NullObject, {}] : node;
+    }
   }
 
   /** The slot for any value. `depth` is the nesting of the container holding it. */
@@ -307,11 +318,19 @@ class Writer {
     return SIGIL + id;
   }
 
-  /** Containers are written later; leaves and custom types at once (must match the reader). */
+  /**
+   * Containers are written later; leaves and custom types at once. This must follow `node` exactly: the
+   * reader decides by the node written (a container form is filled later, anything else read at once).
+   */
   deferKind(value: object): Defer {
     if (this.registry !== null && this.registry.find(value) !== undefined) return Defer.Now;
+    // A proxy is refused when written: no trap may run before that.
+    if (this.isProxy !== null && this.isProxy(value)) return Defer.Now;
     const proto = getProto(value);
-    if (proto === ObjectProto || proto === ArrayProto || proto === null) return Defer.Later;
+    if (proto === ObjectProto) {
+      const keys = keysOf(value);
+      if (keys.length !== 0 && !isDigit(keys[0]!.charCodeAt(0))) return Defer.Later;
+    } else if (proto === ArrayProto && isArray(value)) return Defer.Later;
     if (URLCtor !== undefined && value instanceof URLCtor) return Defer.Now;
     if (URLSearchParamsCtor !== undefined && value instanceof URLSearchParamsCtor) return Defer.Now;
     switch (classify(value)) {
@@ -322,7 +341,8 @@ class Writer {
       case Kind.Error:
         return Defer.Later;
       default:
-        return Defer.Now;
+        // Refused kinds in lenient mode become JSON objects: containers too.
+        return this.lenient ? Defer.Later : Defer.Now;
     }
   }
 
@@ -548,7 +568,11 @@ class Writer {
 
   custom(type: AnyCustomType, value: object, depth: number): Json {
     const data = encodeCustom(type, value);
+    const from = this.queue.length;
     const s = this.slot(data, value, { special: `<${type.name}>` }, depth);
+    // Containers of the data deferred just now are written now: the reader fills them before it
+    // revives the custom type, so that its decoder sees complete data.
+    this.drain(from);
     return [Tag.Custom, type.name, s === OMIT ? null : s];
   }
 

@@ -206,6 +206,95 @@ describe("text: deep nesting", () => {
     expect(() => parse(objects)).toThrow(LimitError);
   });
 
+  it("every kind of object met past the deferral depth keeps its identity and its place in the order", () => {
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: unknown,
+      ) {}
+    }
+    const point = defineType({
+      name: "Point",
+      test: (v: object) => v instanceof Point,
+      encode: (p: Point) => [p.x, p.y],
+      decode: (d: unknown) => new Point((d as [number, unknown])[0], (d as [number, unknown])[1]),
+    });
+    const buffer = new Uint8Array([1, 2, 3, 4]).buffer;
+    const shared = { shared: true };
+    // Below 64 levels of arrays, one of everything, some met again higher up and deeper down.
+    const deep = [
+      new Map<unknown, unknown>([[shared, new Set([shared])]]),
+      new Uint16Array(buffer, 2, 1),
+      new DataView(buffer),
+      new Point(1, shared),
+      new Date(5),
+      Object.assign(Object.create(null), { a: shared }),
+      new RangeError("r", { cause: shared }),
+      { records: [{ a: 1 }, { a: 2 }] },
+      shared,
+      Object.create(null),
+      new Point(2, { inner: [1, [2, [3, { four: 4 }]]] }),
+      Object.setPrototypeOf(new Uint8Array(buffer, 0, 2), Array.prototype),
+      new Uint8Array(buffer, 1, 2),
+    ];
+    // Every chain length around the deferral depth, so each kind is met right at it once.
+    const deferred = new Set<boolean>();
+    for (const length of [40, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68]) {
+      let value: unknown[] = deep;
+      for (let i = 0; i < length; i++) value = [value, i === 40 ? shared : i];
+      const root = [shared, value, buffer];
+      const text = stringify(root, { types: [point] });
+      const back = parse(text, { types: [point] }) as unknown[];
+      let at = back[1] as unknown[];
+      for (let i = 0; i < length; i++) at = at[0] as unknown[];
+      const s = back[0];
+      expect(s).toEqual({ shared: true });
+      const [map, view, dataView, p, date, nullObject, error, records, again] = at as [
+        Map<unknown, Set<unknown>>,
+        Uint16Array,
+        DataView,
+        Point,
+        Date,
+        Record<string, unknown>,
+        RangeError,
+        { records: { a: number }[] },
+        unknown,
+      ];
+      expect([...map.keys()][0]).toBe(s);
+      expect([...[...map.values()][0]!][0]).toBe(s);
+      expect(view.buffer).toBe(back[2]);
+      expect(dataView.buffer).toBe(back[2]);
+      expect([...view]).toEqual([new Uint16Array(buffer, 2, 1)[0]]);
+      expect(p).toBeInstanceOf(Point);
+      expect(p.y).toBe(s);
+      expect(date.getTime()).toBe(5);
+      expect(Object.getPrototypeOf(nullObject)).toBe(null);
+      expect(nullObject.a).toBe(s);
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.cause).toBe(s);
+      expect(records.records).toEqual([{ a: 1 }, { a: 2 }]);
+      expect(again).toBe(s);
+      const [empty, q, swapped, later] = (at as unknown[]).slice(9) as [
+        object,
+        Point,
+        Uint8Array,
+        Uint8Array,
+      ];
+      expect(Object.getPrototypeOf(empty)).toBe(null);
+      expect(Object.keys(empty)).toEqual([]);
+      // The decoder saw its data complete, containers deferred inside it included.
+      expect(p.x).toBe(1);
+      expect(q.x).toBe(2);
+      expect(q.y).toEqual({ inner: [1, [2, [3, { four: 4 }]]] });
+      expect(swapped.buffer).toBe(back[2]);
+      expect(later.buffer).toBe(back[2]);
+      expect([...later]).toEqual([2, 3]);
+      // Deferred entries follow the root in the top-level array once the chain is long enough.
+      deferred.add((JSON.parse(text) as unknown[]).length > 3);
+    }
+    expect([...deferred].sort()).toEqual([false, true]);
+  });
+
   it("custom types nested deeper than maxDepth throw LimitError", () => {
     const box = defineType({
       name: "Box",
