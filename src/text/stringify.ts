@@ -103,43 +103,65 @@ type RecordWriter = (w: Writer, source: object, depth: number, family: Family) =
 const COMPILE_AFTER = 2;
 
 /**
- * For keys `a`, `b`:
+ * For keys `a`, `b`, compiled when records of them have left `b` undefined (mask 2):
  *
  *   function write(w, s, d, f) {
- *     var o = new Array(3), j = 1, m = 0, x;
- *     x = s["a"]; if (x === undefined) m |= 1; else o[j++] = typeof x === "string"
+ *     var m = 0, x, y, v0, v1;
+ *     x = s["a"]; if (x === undefined) m |= 1; else v0 = typeof x === "string"
  *       ? (x.length < 64 && x.charCodeAt(0) !== 126 ? x : w.str(x))
  *       : typeof x === "number" ? (x - x === 0 && (x !== 0 || 1 / x > 0) ? x : w.num(x))
+ *       : typeof x === "object" && x !== null ? ((y = w.ids.get(x)) !== undefined ? w.ref(y) : w.object(x, d))
  *       : w.slot(x, s, "a", d);
  *     x = s["b"]; ...
- *     o[0] = m === f.lastMask ? f.lastIndex : w.variant(f, m);
- *     if (j !== 3) o.length = j;
+ *     if (m === 2) return [m === f.lastMask ? f.lastIndex : w.variant(f, m), v0];
+ *     var o = [w.variant(f, m)]; if ((m & 1) === 0) o.push(v0); if ((m & 2) === 0) o.push(v1);
  *     return o;
  *   }
  *
+ * The members are converted in key order (objects are numbered in that order) and the record is built
+ * at the end as an array literal of exactly its values: a packed array, which JSON.stringify writes
+ * on its fast path (an array made by `new Array(n)` is holey and takes the slow, per-element one).
  * Keys are embedded as JSON string literals, which cannot break out of the string. Not used in lenient
  * mode (compat), where a member may be left out.
  */
-function compileWriter(keys: string[]): RecordWriter | null {
-  const id = JSON.stringify(keys);
+function compileWriter(keys: string[], mask: number): RecordWriter | null {
+  const id = `${mask}:${JSON.stringify(keys)}`;
   const cached = writerCache.get(id);
   if (cached !== undefined) return cached;
   const n = keys.length;
-  let body = `return function write(w,s,d,f){var o=new Array(${n + 1}),j=1,m=0,x,y;`;
+  let body = "return function write(w,s,d,f){var m=0,x,y";
+  for (let i = 0; i < n; i++) body += `,v${i}`;
+  body += ";";
   for (let i = 0; i < n; i++) {
     const key = JSON.stringify(keys[i]);
     body +=
-      `x=s[${key}];if(x===undefined)m|=${1 << i};else o[j++]=typeof x==="string"` +
+      `x=s[${key}];if(x===undefined)m|=${1 << i};else v${i}=typeof x==="string"` +
       `?(x.length<${LONG_STRING}&&x.charCodeAt(0)!==${SIGIL_CODE}?x:w.str(x))` +
       `:typeof x==="number"?(x-x===0&&(x!==0||1/x>0)?x:w.num(x))` +
       `:typeof x==="object"&&x!==null?((y=w.ids.get(x))!==undefined?w.ref(y):w.object(x,d)):w.slot(x,s,${key},d);`;
   }
-  body += `o[0]=m===f.lastMask?f.lastIndex:w.variant(f,m);if(j!==${n + 1})o.length=j;return o;};`;
+  body += `if(m===${mask})return[m===f.lastMask?f.lastIndex:w.variant(f,m)`;
+  for (let i = 0; i < n; i++) if ((mask & (1 << i)) === 0) body += `,v${i}`;
+  body += "];var o=[w.variant(f,m)];";
+  for (let i = 0; i < n; i++) body += `if((m&${1 << i})===0)o.push(v${i});`;
+  body += "return o;};";
   const factory = compile<() => RecordWriter>([], body);
   const write = factory === null ? null : factory();
   if (writerCache.size >= WRITER_CACHE_SIZE) writerCache.clear();
   writerCache.set(id, write);
   return write;
+}
+
+/**
+ * A subtree of at least this many objects is turned into JSON text as soon as it is complete, so its
+ * mirror dies young instead of being copied through every scavenge until the one JSON.stringify at the
+ * end (on a large graph the mirror is most of the garbage collector's work).
+ */
+export const TEXT_AFTER = 256;
+
+/** A complete subtree already turned into JSON text (see `Writer.finished`). */
+class Raw {
+  constructor(readonly text: string) {}
 }
 
 /** Compiled writers by key list, shared across calls (an application writes the same records again). */
@@ -171,7 +193,6 @@ const getProto = Object.getPrototypeOf;
 const keysOf = Object.keys;
 const hasOwn = Object.prototype.hasOwnProperty;
 const isArray = Array.isArray;
-const toTag = Object.prototype.toString;
 const URLCtor = (globalThis as { URL?: typeof URL }).URL;
 const URLSearchParamsCtor = (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams;
 
@@ -224,8 +245,18 @@ class Writer {
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   readonly replacer: WriterHooks["replacer"];
   readonly lenient: boolean;
+  /**
+   * Subtrees of this many objects become text early (`TEXT_AFTER`; Infinity for the tree alone, as the
+   * flatted entry point and pretty printing need).
+   */
+  readonly textAfter: number;
+  /** Raw pieces made so far: a container that saw this change holds one somewhere below it. */
+  raws = 0;
+  /** The containers of the tree holding Raw pieces (below them, or as their own members). */
+  spines: Set<object> | null = null;
 
-  constructor(registry: TypeRegistry, hooks: WriterHooks | null) {
+  constructor(registry: TypeRegistry, hooks: WriterHooks | null, textAfter: number) {
+    this.textAfter = textAfter;
     this.registry = registry.size === 0 ? null : registry;
     this.replacer = hooks === null ? null : hooks.replacer;
     this.lenient = hooks?.lenient === true;
@@ -249,7 +280,7 @@ class Writer {
       const source = queue[i];
       if (source === null) continue;
       queue[i] = null;
-      const node = this.node(source!, 0);
+      const node = this.entry(source!);
       // An empty null-prototype object is the string "~N" inline; an entry must be a node.
       this.top[this.queueAt[i]!] = node === EMPTY_NULL_OBJECT ? [Tag.NullObject, {}] : node;
     }
@@ -306,16 +337,54 @@ class Writer {
   object(value: object, depth: number): Json {
     const id = this.nextId++;
     this.ids.set(value, id);
-    if (depth < DEFER_DEPTH) return this.node(value, depth + 1);
+    if (depth < DEFER_DEPTH) {
+      const raws = this.raws;
+      const node = this.node(value, depth + 1);
+      return this.nextId - id < this.textAfter && this.raws === raws ? node : this.finished(node, raws);
+    }
     const at = this.top.length;
     this.top.push(null);
     if (this.deferKind(value) === Defer.Later) {
       this.queue.push(value);
       this.queueAt.push(at);
     } else {
-      this.top[at] = this.node(value, 0);
+      this.top[at] = this.entry(value);
     }
     return SIGIL + id;
+  }
+
+  /** The node of a deferred entry. */
+  entry(value: object): Json {
+    const from = this.nextId;
+    const raws = this.raws;
+    const node = this.node(value, 0);
+    return this.nextId - from < this.textAfter && this.raws === raws ? node : this.finished(node, raws);
+  }
+
+  /**
+   * A complete node that is big or holds Raw pieces: turned into text now if it holds none, else kept
+   * as a spine, which `emit` writes member by member.
+   */
+  finished(node: Json, raws: number): Json {
+    if (this.raws === raws) {
+      this.raws++;
+      return new Raw(JSON.stringify(node));
+    }
+    this.spine(node as object);
+    return node;
+  }
+
+  spine(container: object): void {
+    if (this.spines === null) this.spines = new Set();
+    this.spines.add(container);
+  }
+
+  /** Own enumerable properties as the inner object of a node (marked as a spine if it holds Raws). */
+  members(value: object, depth: number): Record<string, Json> {
+    const raws = this.raws;
+    const out = this.props(value, {}, depth);
+    if (this.raws !== raws) this.spine(out);
+    return out;
   }
 
   /**
@@ -389,13 +458,13 @@ class Writer {
     if (family === null) return this.props(value, {}, depth);
     let write = family.write;
     if (write === null && !this.lenient && ++family.uses === COMPILE_AFTER) {
-      write = family.write = compileWriter(keys);
+      write = family.write = compileWriter(keys, family.lastMask);
     }
     if (write !== null) return write(this, value, depth, family);
     const source = value as Record<string, unknown>;
-    const out = new Array<Json>(n + 1);
+    // Built by push from a literal: packed, so JSON.stringify takes its fast path (see compileWriter).
+    const out: Json[] = [0];
     let mask = 0;
-    let j = 1;
     for (let i = 0; i < n; i++) {
       const item = source[keys[i]!];
       if (item === undefined) {
@@ -404,10 +473,9 @@ class Writer {
       }
       const s = this.slot(item, value, keys[i]!, depth);
       if (s === OMIT) return this.keyedFrom(value, keys, out, mask, i, depth);
-      out[j++] = s;
+      out.push(s);
     }
     out[0] = this.variant(family, mask);
-    if (j !== n + 1) out.length = j;
     return out;
   }
 
@@ -491,8 +559,8 @@ class Writer {
       }
     }
     const keys = family.keys;
-    const entry: Json[] = new Array(keys.length);
-    for (let i = 0; i < keys.length; i++) entry[i] = (mask & (1 << i)) === 0 ? keys[i] : [keys[i]];
+    const entry: Json[] = [];
+    for (let i = 0; i < keys.length; i++) entry.push((mask & (1 << i)) === 0 ? keys[i] : [keys[i]]);
     const index = this.shapeTable.length;
     this.shapeTable.push(entry as string[]);
     masks.push(mask);
@@ -529,17 +597,18 @@ class Writer {
     const n = value.length;
     // Holes or properties besides the indices make the key count differ from the length (checked
     // first: a huge sparse array must not allocate its length).
-    if (keysOf(value).length !== n) return [Tag.SparseArray, n, this.props(value, {}, depth)];
+    if (keysOf(value).length !== n) return [Tag.SparseArray, n, this.members(value, depth)];
     if (n === 0) return [];
-    const out = new Array<Json>(n + 1);
-    out[0] = Tag.Array;
+    // Packed (pushed onto a literal), for JSON.stringify's fast path.
+    const out: Json[] = [Tag.Array];
+    const raws = this.raws;
     const replacer = this.replacer;
     for (let i = 0; i < n; i++) {
       let item = value[i];
-      if (item === undefined && !hasOwn.call(value, i)) return this.sparseFrom(value, out, i, depth);
+      if (item === undefined && !hasOwn.call(value, i)) return this.sparseFrom(value, out, i, depth, raws);
       if (replacer !== null) item = replacer.call(value, String(i), item);
       const s = this.slot(item, value, i, depth);
-      out[i + 1] = s === OMIT ? null : s;
+      out.push(s === OMIT ? null : s);
     }
     return out;
   }
@@ -549,7 +618,7 @@ class Writer {
    * before it are written already (their objects are numbered), so they are kept, and the rest follow
    * in key order.
    */
-  sparseFrom(value: unknown[], written: Json[], at: number, depth: number): Json {
+  sparseFrom(value: unknown[], written: Json[], at: number, depth: number, raws: number): Json {
     const props: Record<string, Json> = {};
     for (let i = 0; i < at; i++) props[i] = written[i + 1];
     const source = value as unknown as Record<string, unknown>;
@@ -563,6 +632,8 @@ class Writer {
       if (key === "__proto__") defineData(props, key, s);
       else props[key] = s;
     }
+    // `raws` was read before the first element was written: Raw pieces before the hole count too.
+    if (this.raws !== raws) this.spine(props);
     return [Tag.SparseArray, value.length, props];
   }
 
@@ -580,7 +651,7 @@ class Writer {
     switch (kind) {
       case Kind.Object:
         if (proto === null) {
-          const out = this.props(value, {}, depth);
+          const out = this.members(value, depth);
           for (const _ in out) return [Tag.NullObject, out];
           return EMPTY_NULL_OBJECT;
         }
@@ -719,12 +790,58 @@ function isDetachedBuffer(buffer: ArrayBuffer): boolean {
 
 /** @internal The text's JSON tree for `value` (the text is `JSON.stringify` of it). */
 export function toTree(value: unknown, registry: TypeRegistry, hooks: WriterHooks | null): Json[] {
-  const writer = new Writer(registry, hooks);
+  const writer = new Writer(registry, hooks, Number.POSITIVE_INFINITY);
   try {
     return writer.run(value);
   } catch (error) {
     throw located(error, value);
   }
+}
+
+/**
+ * @internal The text of `value`: `JSON.stringify(toTree(value))`, but with subtrees of `textAfter`
+ * objects turned into text as they are completed.
+ */
+export function toText(value: unknown, registry: TypeRegistry, textAfter: number = TEXT_AFTER): string {
+  const writer = new Writer(registry, null, textAfter);
+  let top: Json[];
+  try {
+    top = writer.run(value);
+  } catch (error) {
+    throw located(error, value);
+  }
+  if (writer.raws === 0) return JSON.stringify(top);
+  const parts: string[] = [];
+  emitSpine(top, writer.spines ?? new Set(), parts);
+  return parts.join("");
+}
+
+/** Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. */
+function emitSpine(container: object, spines: Set<object>, parts: string[]): void {
+  if (isArray(container)) {
+    parts.push("[");
+    for (let i = 0; i < container.length; i++) {
+      if (i !== 0) parts.push(",");
+      emitMember(container[i], spines, parts);
+    }
+    parts.push("]");
+    return;
+  }
+  const record = container as Record<string, Json>;
+  const keys = keysOf(record);
+  parts.push("{");
+  for (let i = 0; i < keys.length; i++) {
+    parts.push(i === 0 ? `${JSON.stringify(keys[i])}:` : `,${JSON.stringify(keys[i])}:`);
+    emitMember(record[keys[i]!], spines, parts);
+  }
+  parts.push("}");
+}
+
+function emitMember(member: Json, spines: Set<object>, parts: string[]): void {
+  if (member instanceof Raw) parts.push(member.text);
+  else if (typeof member === "object" && member !== null && spines.has(member))
+    emitSpine(member, spines, parts);
+  else parts.push(JSON.stringify(member));
 }
 
 /** A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
@@ -760,9 +877,11 @@ export function escapeHtml(text: string): string {
 
 /** Writes `value` as structura text (valid JSON). Throws DataCloneError (with a path) for what it refuses. */
 export function stringify(value: unknown, options?: StringifyOptions): string {
-  const tree = toTree(value, registryFor(options), null);
   const space = options?.space;
-  const text = space === undefined ? JSON.stringify(tree) : JSON.stringify(tree, null, space);
+  const text =
+    space === undefined
+      ? toText(value, registryFor(options))
+      : JSON.stringify(toTree(value, registryFor(options), null), null, space);
   return options?.html === true ? escapeHtml(text) : text;
 }
 

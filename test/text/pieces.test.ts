@@ -1,0 +1,207 @@
+/**
+ * The writer turns every complete subtree of TEXT_AFTER objects into JSON text at once and joins the
+ * pieces at the end (`toText`). That must give exactly `JSON.stringify` of the whole tree, wherever the
+ * pieces sit: checked here with thresholds low enough to cut every object into its own piece, on the
+ * shared fixtures, on arbitrary graphs, and on each place a piece can hide inside a node.
+ */
+
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { defineType, EMPTY_REGISTRY, TypeRegistry } from "../../src/core/registry.ts";
+import { DEFER_DEPTH } from "../../src/text/format.ts";
+import { parse, stringify } from "../../src/text/index.ts";
+import { TEXT_AFTER, toText, toTree } from "../../src/text/stringify.ts";
+import { fixtures } from "../fixtures/values.ts";
+import { expectSameStructure } from "../helpers/equal.ts";
+
+const RUNS = Number(process.env.FUZZ_RUNS) || 200;
+
+function expectSameText(value: unknown, registry: TypeRegistry = EMPTY_REGISTRY): void {
+  const whole = JSON.stringify(toTree(value, registry, null));
+  for (const threshold of [1, 2, 3, 5, TEXT_AFTER]) {
+    expect(toText(value, registry, threshold), `threshold ${threshold}`).toBe(whole);
+  }
+}
+
+/** An object tree of `n` records (n ≥ 1), so a subtree big enough for a piece at any threshold. */
+function bulk(n: number, tag: string): unknown {
+  const items: unknown[] = [];
+  for (let i = 0; i < n; i++) items.push({ tag, i, inner: { k: i % 3 === 0 ? undefined : `v${i}` } });
+  return items;
+}
+
+class Box {
+  constructor(readonly content: unknown) {}
+}
+
+const boxType = defineType({
+  name: "Box",
+  class: Box,
+  encode: (b: Box) => ({ content: b.content, list: [b.content, b.content] }),
+  decode: (d: { content: unknown }) => new Box(d.content),
+});
+
+describe("text pieces: same text as one JSON.stringify of the tree", () => {
+  it("shared fixtures", () => {
+    for (const f of fixtures) {
+      if (f.host) continue;
+      const value = f.make();
+      let whole: string;
+      try {
+        whole = JSON.stringify(toTree(value, EMPTY_REGISTRY, null));
+      } catch {
+        continue; // refused values are tested elsewhere
+      }
+      for (const threshold of [1, 2, 4]) {
+        expect(toText(value, EMPTY_REGISTRY, threshold), `${f.name} at ${threshold}`).toBe(whole);
+      }
+    }
+  });
+
+  it("pieces in every kind of node", () => {
+    const big = () => bulk(40, "x");
+    const nullProto = Object.assign(Object.create(null), { a: big(), b: 1, c: big() });
+    const sparse: unknown[] = [big(), big()];
+    sparse[5] = big();
+    // A hole after elements already written (their pieces must survive the switch to the keyed form).
+    const holeAfter: unknown[] = [big(), big(), 3];
+    delete holeAfter[1];
+    Object.assign(holeAfter, { extra: 1 });
+    const holeAfterBig: unknown[] = [big(), big(), 3];
+    delete holeAfterBig[1];
+    Object.assign(holeAfterBig, { extra: big() });
+    const withExtra = Object.assign([big()], { name: big() });
+    const dictionary: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) dictionary[`key${i}`] = i % 4 === 0 ? big() : i;
+    Object.defineProperty(dictionary, "__proto__", { value: big(), enumerable: true, configurable: true });
+    const cause = new Error("outer", { cause: big() });
+    const shared = big();
+    const graph: Record<string, unknown> = {
+      nullProto,
+      sparse,
+      holeAfter,
+      holeAfterBig,
+      withExtra,
+      dictionary,
+      map: new Map<unknown, unknown>([
+        [big(), big()],
+        ["k", shared],
+      ]),
+      set: new Set([big(), shared]),
+      cause,
+      emptyNull: Object.create(null),
+      again: shared,
+    };
+    graph.self = graph;
+    expectSameText(graph);
+    expectSameText([graph, graph]);
+    const back = parse(stringify(graph)) as typeof graph;
+    expect(back.again).toBe((back.map as Map<unknown, unknown>).get("k"));
+    expect(back.self).toBe(back);
+  });
+
+  it("pieces inside custom types and deferred entries", () => {
+    const registry = new TypeRegistry([boxType]);
+    expectSameText(new Box(bulk(30, "c")), registry);
+    // A chain deeper than the deferral depth: deferred entries, with big subtrees hanging off them.
+    let chain: Record<string, unknown> = { end: bulk(20, "end") };
+    for (let i = 0; i < DEFER_DEPTH * 2 + 3; i++) {
+      chain = {
+        next: chain,
+        side: i % 10 === 0 ? bulk(15, `s${i}`) : i,
+        box: i % 25 === 0 ? new Box(bulk(5, "b")) : null,
+      };
+    }
+    expectSameText(chain, registry);
+    const back = parse(stringify(chain, { registry }), { registry }) as Record<string, unknown>;
+    let boxes = 0;
+    for (let at: Record<string, unknown> | undefined = back; at !== undefined; at = at.next as typeof at) {
+      if (at.box instanceof Box) boxes++;
+    }
+    expect(boxes).toBe(6);
+  });
+
+  it("big subtrees round-trip at the default threshold", () => {
+    const files = [];
+    for (let f = 0; f < 5; f++) {
+      const file: Record<string, unknown> = { id: f, tasks: [] as unknown[], meta: Object.create(null) };
+      file.file = file;
+      for (let t = 0; t < 300; t++) {
+        (file.tasks as unknown[]).push({
+          id: `${f}_${t}`,
+          file,
+          result: { state: "pass", n: t },
+          skip: undefined,
+        });
+      }
+      files.push(file);
+    }
+    const value = { files, first: files[0] };
+    expectSameText(value);
+    const back = parse(stringify(value)) as {
+      files: { file: unknown; tasks: { file: unknown }[] }[];
+      first: unknown;
+    };
+    expect(back.first).toBe(back.files[0]);
+    expect(back.files[3]!.tasks[299]!.file).toBe(back.files[3]);
+    expectSameStructure(parse(stringify(value)), parse(JSON.stringify(toTree(value, EMPTY_REGISTRY, null))));
+  });
+
+  it("arbitrary graphs", () => {
+    const leaf = fc.oneof(fc.integer(), fc.string(), fc.constantFrom(undefined, null, -0, Number.NaN, 1n));
+    const graph = fc
+      .record({
+        kinds: fc.array(fc.constantFrom("object", "array", "map", "set", "error", "sparse", "null"), {
+          minLength: 1,
+          maxLength: 14,
+        }),
+        edges: fc.array(
+          fc.tuple(
+            fc.nat(),
+            fc.oneof(
+              fc.nat().map((n) => ({ node: n })),
+              leaf.map((v) => ({ leaf: v })),
+            ),
+          ),
+          {
+            maxLength: 50,
+          },
+        ),
+      })
+      .map(({ kinds, edges }) => {
+        const nodes: object[] = kinds.map((kind) => {
+          switch (kind) {
+            case "array":
+              return [];
+            case "sparse":
+              return new Array(6);
+            case "map":
+              return new Map();
+            case "set":
+              return new Set();
+            case "error":
+              return new RangeError("e");
+            case "null":
+              return Object.create(null);
+            default:
+              return {};
+          }
+        });
+        edges.forEach(([from, to], i) => {
+          const holder = nodes[from % nodes.length]!;
+          const target = "node" in to ? nodes[to.node % nodes.length] : to.leaf;
+          if (holder instanceof Map) holder.set(`k${i}`, target);
+          else if (holder instanceof Set) holder.add(target);
+          else if (holder instanceof Error)
+            Object.defineProperty(holder, "cause", { value: target, writable: true, configurable: true });
+          else if (Array.isArray(holder)) holder[i % 8] = target;
+          else (holder as Record<string, unknown>)[`p${i % 5}`] = target;
+        });
+        return nodes[0];
+      });
+    fc.assert(
+      fc.property(graph, (value) => expectSameText(value)),
+      { numRuns: RUNS },
+    );
+  });
+});
