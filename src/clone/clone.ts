@@ -7,6 +7,7 @@
  * the memory map that preserves shared references and cycles starts as a short array (see CloneState).
  */
 
+import { anchorHiddenClass } from "../core/anchor.ts";
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone, proxyDetector } from "../core/host.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
@@ -109,6 +110,8 @@ export class CloneState {
     this.#map = grown;
   }
 }
+
+anchorHiddenClass(new CloneState(null));
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const ObjectProto = Object.prototype;

@@ -14,9 +14,10 @@
  * from the input.
  */
 
+import { anchorHiddenClass } from "../core/anchor.ts";
 import { ArgumentError, DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { compile, settings } from "../core/host.ts";
-import { type AnyCustomType, decodeCustom, type TypeRegistry } from "../core/registry.ts";
+import { type AnyCustomType, decodeCustom, EMPTY_REGISTRY, type TypeRegistry } from "../core/registry.ts";
 import {
   buildError,
   isErrorName,
@@ -1010,6 +1011,8 @@ function isStackOverflow(error: unknown): boolean {
 }
 
 /** @internal Rebuilds the value from already-parsed JSON (which is modified in place). */
+anchorHiddenClass(new Reader([], EMPTY_REGISTRY, MAX_NESTING));
+
 export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, text?: string): unknown {
   if (!isArray(top) || top.length < FIRST_DEFERRED || top[0] !== HEADER) {
     const head = isArray(top) ? top[0] : undefined;

@@ -11,6 +11,7 @@
  * written with a bounded stack (and the output nests no deeper than JSON.stringify can recurse).
  */
 
+import { anchorHiddenClass } from "../core/anchor.ts";
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { compile, proxyDetector } from "../core/host.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
@@ -18,6 +19,7 @@ import { type AnyCustomType, EMPTY_REGISTRY, encodeCustom, TypeRegistry } from "
 import {
   bufferByteLength,
   classify,
+  classifyUnproxied,
   copyBufferBytes,
   dateTime,
   Kind,
@@ -159,6 +161,9 @@ function compileWriter(keys: string[], mask: number): RecordWriter | null {
  */
 export const TEXT_AFTER = 256;
 
+/** `textAfter` for no pieces (a small integer, as TEXT_AFTER is, so the field keeps one representation). */
+const NEVER = 0x3fffffff;
+
 /** A complete subtree already turned into JSON text (see `Writer.finished`). */
 class Raw {
   constructor(readonly text: string) {}
@@ -246,7 +251,7 @@ class Writer {
   readonly replacer: WriterHooks["replacer"];
   readonly lenient: boolean;
   /**
-   * Subtrees of this many objects become text early (`TEXT_AFTER`; Infinity for the tree alone, as the
+   * Subtrees of this many objects become text early (`TEXT_AFTER`; NEVER for the tree alone, as the
    * flatted entry point and pretty printing need).
    */
   readonly textAfter: number;
@@ -402,7 +407,7 @@ class Writer {
     } else if (proto === ArrayProto && isArray(value)) return Defer.Later;
     if (URLCtor !== undefined && value instanceof URLCtor) return Defer.Now;
     if (URLSearchParamsCtor !== undefined && value instanceof URLSearchParamsCtor) return Defer.Now;
-    switch (classify(value)) {
+    switch (classifyUnproxied(value)) {
       case Kind.Object:
       case Kind.Array:
       case Kind.Map:
@@ -432,7 +437,7 @@ class Writer {
       if (keys.length !== 0 && !isDigit(keys[0]!.charCodeAt(0))) {
         return this.replacer === null ? this.plain(value, keys, depth) : this.props(value, {}, depth);
       }
-      const kind = classify(value);
+      const kind = classifyUnproxied(value);
       if (kind === Kind.Object) {
         if (keys.length === 0) return {};
         return this.replacer === null ? this.plain(value, keys, depth) : this.props(value, {}, depth);
@@ -444,7 +449,7 @@ class Writer {
     if (URLSearchParamsCtor !== undefined && value instanceof URLSearchParamsCtor) {
       return [Tag.URLSearchParams, value.toString()];
     }
-    return this.byKind(value, classify(value), proto, depth);
+    return this.byKind(value, classifyUnproxied(value), proto, depth);
   }
 
   /**
@@ -770,6 +775,9 @@ class Writer {
   }
 }
 
+anchorHiddenClass(new Writer(EMPTY_REGISTRY, null, TEXT_AFTER));
+anchorHiddenClass(new Raw(""));
+
 const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get;
 
 function isDetachedBuffer(buffer: ArrayBuffer): boolean {
@@ -790,7 +798,7 @@ function isDetachedBuffer(buffer: ArrayBuffer): boolean {
 
 /** @internal The text's JSON tree for `value` (the text is `JSON.stringify` of it). */
 export function toTree(value: unknown, registry: TypeRegistry, hooks: WriterHooks | null): Json[] {
-  const writer = new Writer(registry, hooks, Number.POSITIVE_INFINITY);
+  const writer = new Writer(registry, hooks, NEVER);
   try {
     return writer.run(value);
   } catch (error) {
@@ -811,37 +819,37 @@ export function toText(value: unknown, registry: TypeRegistry, textAfter: number
     throw located(error, value);
   }
   if (writer.raws === 0) return JSON.stringify(top);
-  const parts: string[] = [];
-  emitSpine(top, writer.spines ?? new Set(), parts);
-  return parts.join("");
+  return emitSpine(top, writer.spines ?? new Set());
 }
 
-/** Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. */
-function emitSpine(container: object, spines: Set<object>, parts: string[]): void {
+/**
+ * Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. The
+ * text is built by concatenation, a rope as JSON.stringify's own result is, flattened when first read.
+ */
+function emitSpine(container: object, spines: Set<object>): string {
+  let text: string;
   if (isArray(container)) {
-    parts.push("[");
+    text = "[";
     for (let i = 0; i < container.length; i++) {
-      if (i !== 0) parts.push(",");
-      emitMember(container[i], spines, parts);
+      if (i !== 0) text += ",";
+      text += emitMember(container[i], spines);
     }
-    parts.push("]");
-    return;
+    return `${text}]`;
   }
   const record = container as Record<string, Json>;
   const keys = keysOf(record);
-  parts.push("{");
+  text = "{";
   for (let i = 0; i < keys.length; i++) {
-    parts.push(i === 0 ? `${JSON.stringify(keys[i])}:` : `,${JSON.stringify(keys[i])}:`);
-    emitMember(record[keys[i]!], spines, parts);
+    if (i !== 0) text += ",";
+    text += `${JSON.stringify(keys[i])}:${emitMember(record[keys[i]!], spines)}`;
   }
-  parts.push("}");
+  return `${text}}`;
 }
 
-function emitMember(member: Json, spines: Set<object>, parts: string[]): void {
-  if (member instanceof Raw) parts.push(member.text);
-  else if (typeof member === "object" && member !== null && spines.has(member))
-    emitSpine(member, spines, parts);
-  else parts.push(JSON.stringify(member));
+function emitMember(member: Json, spines: Set<object>): string {
+  if (member instanceof Raw) return member.text;
+  if (typeof member === "object" && member !== null && spines.has(member)) return emitSpine(member, spines);
+  return JSON.stringify(member);
 }
 
 /** A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
