@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import * as root from "../src/index.ts";
@@ -56,5 +56,17 @@ describe("package surface", () => {
     expect(cjs.clone(value)).toEqual(value);
     expect(cjs.deserialize(cjs.serialize(value))).toEqual(value);
     expect(cjs.parse(cjs.stringify(value))).toEqual(value);
+  });
+
+  it("the built code still anchors hidden classes (a bundler once dropped the anchors as unused)", () => {
+    const dist = new URL("../dist/", import.meta.url);
+    const code = readdirSync(dist)
+      .filter((name) => name.endsWith(".js"))
+      .map((name) => readFileSync(new URL(name, dist), "utf8"))
+      .join("\n");
+    const body = /function anchorHiddenClass\(instance\) \{([^}]*)\}/.exec(code)?.[1] ?? "";
+    expect(body).toContain("instance");
+    // One anchor per hot class: text writer, its raw pieces, text reader, clone state.
+    expect(code.match(/anchorHiddenClass\(new /g)?.length).toBe(4);
   });
 });
