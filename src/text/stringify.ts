@@ -92,6 +92,28 @@ interface Family {
   lastIndex: number;
   uses: number;
   write: RecordWriter | null;
+  /** Hints: the family of the record met last as member i (see `Writer.hintFrom`). */
+  readonly kids: (Family | undefined)[];
+}
+
+/**
+ * Whether `value` has exactly `keys` as its own enumerable keys, in order, given that it inherits
+ * from Object.prototype and nothing there is enumerable. for-in walks the hidden class's key cache
+ * without allocating; Object.keys would allocate an array per object (a third of the garbage of a
+ * large graph).
+ */
+function hasKeys(value: object, keys: string[]): boolean {
+  let i = 0;
+  for (const key in value) {
+    if (key !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+function inheritsEnumerable(): boolean {
+  for (const _ in {}) return true;
+  return false;
 }
 
 /**
@@ -112,7 +134,8 @@ const COMPILE_AFTER = 2;
  *     x = s["a"]; if (x === undefined) m |= 1; else v0 = typeof x === "string"
  *       ? (x.length < 64 && x.charCodeAt(0) !== 126 ? x : w.str(x))
  *       : typeof x === "number" ? (x - x === 0 && (x !== 0 || 1 / x > 0) ? x : w.num(x))
- *       : typeof x === "object" && x !== null ? ((y = w.ids.get(x)) !== undefined ? w.ref(y) : w.object(x, d))
+ *       : typeof x === "object" && x !== null
+ *         ? ((y = w.ids.get(x)) !== undefined ? w.ref(y) : (w.hintFrom = f.kids, w.hintAt = 0, w.object(x, d)))
  *       : w.slot(x, s, "a", d);
  *     x = s["b"]; ...
  *     if (m === 2) return [m === f.lastMask ? f.lastIndex : w.variant(f, m), v0];
@@ -140,7 +163,7 @@ function compileWriter(keys: string[], mask: number): RecordWriter | null {
       `x=s[${key}];if(x===undefined)m|=${1 << i};else v${i}=typeof x==="string"` +
       `?(x.length<${LONG_STRING}&&x.charCodeAt(0)!==${SIGIL_CODE}?x:w.str(x))` +
       `:typeof x==="number"?(x-x===0&&(x!==0||1/x>0)?x:w.num(x))` +
-      `:typeof x==="object"&&x!==null?((y=w.ids.get(x))!==undefined?w.ref(y):w.object(x,d)):w.slot(x,s,${key},d);`;
+      `:typeof x==="object"&&x!==null?((y=w.ids.get(x))!==undefined?w.ref(y):(w.hintFrom=f.kids,w.hintAt=${i},w.object(x,d))):w.slot(x,s,${key},d);`;
   }
   body += `if(m===${mask})return[m===f.lastMask?f.lastIndex:w.variant(f,m)`;
   for (let i = 0; i < n; i++) if ((mask & (1 << i)) === 0) body += `,v${i}`;
@@ -241,6 +264,17 @@ class Writer {
   readonly families = new Map<string, Family[]>();
   lastFamily: Family | null = null;
   prevFamily: Family | null = null;
+  /**
+   * Where to guess the family of the next record from: a compiled writer sets these to its family's
+   * `kids` and the member's index before writing a new object (a test's `result` is a result record
+   * every time); elsewhere the guess is the last record met at the same depth. A guess is only used
+   * once `hasKeys` has confirmed it, so a stale or wrong one costs a key list, never correctness.
+   */
+  hintFrom: (Family | undefined)[] | null = null;
+  hintAt = 0;
+  readonly depthHints: (Family | undefined)[] = new Array(DEFER_DEPTH + 2);
+  /** Whether for-in sees exactly the own keys of an ordinary object (see `hasKeys`); off with hooks. */
+  readonly forIn: boolean;
   /** The top-level array being built: header, shape table, root, deferred entries. */
   readonly top: Json[];
   /** Objects whose deferred entry (at `queueAt[i]`) is still to be written. */
@@ -262,6 +296,7 @@ class Writer {
 
   constructor(registry: TypeRegistry, hooks: WriterHooks | null, textAfter: number) {
     this.textAfter = textAfter;
+    this.forIn = hooks === null && !inheritsEnumerable();
     this.registry = registry.size === 0 ? null : registry;
     this.replacer = hooks === null ? null : hooks.replacer;
     this.lenient = hooks?.lenient === true;
@@ -430,12 +465,25 @@ class Writer {
     if (this.isProxy !== null && this.isProxy(value)) return this.byKind(value, classify(value), null, depth);
     const proto = getProto(value);
     if (proto === ObjectProto) {
+      let hints = this.hintFrom;
+      let at = this.hintAt;
+      if (hints === null) {
+        hints = this.depthHints;
+        at = depth;
+      } else this.hintFrom = null;
+      const guess = hints[at];
+      if (guess !== undefined && this.forIn && hasKeys(value, guess.keys))
+        return this.record(value, guess, depth);
       const keys = keysOf(value);
       // Objects with internal slots but an ordinary prototype (a Date or Map whose prototype was
       // swapped, `arguments`) have no own keys or index keys first: only those take the full check, as
-      // in the binary writer.
+      // in the binary writer. (A guessed family's keys passed the same test when it was made.)
       if (keys.length !== 0 && !isDigit(keys[0]!.charCodeAt(0))) {
-        return this.replacer === null ? this.plain(value, keys, depth) : this.props(value, {}, depth);
+        if (this.replacer !== null) return this.props(value, {}, depth);
+        const family = keys.length > MAX_SHAPE_KEYS ? null : this.family(keys);
+        if (family === null) return this.props(value, {}, depth);
+        hints[at] = family;
+        return this.record(value, family, depth);
       }
       const kind = classifyUnproxied(value);
       if (kind === Kind.Object) {
@@ -457,10 +505,14 @@ class Writer {
    * shape, not the values), else a JSON object of slots.
    */
   plain(value: object, keys: string[], depth: number): Json {
+    const family = keys.length > MAX_SHAPE_KEYS ? null : this.family(keys);
+    return family === null ? this.props(value, {}, depth) : this.record(value, family, depth);
+  }
+
+  /** A plain object whose own keys are its family's: `[shape, ...values]`. */
+  record(value: object, family: Family, depth: number): Json {
+    const keys = family.keys;
     const n = keys.length;
-    if (n > MAX_SHAPE_KEYS) return this.props(value, {}, depth);
-    const family = this.family(keys);
-    if (family === null) return this.props(value, {}, depth);
     let write = family.write;
     if (write === null && !this.lenient && ++family.uses === COMPILE_AFTER) {
       write = family.write = compileWriter(keys, family.lastMask);
@@ -547,7 +599,16 @@ class Writer {
     // `__proto__` as a shape key would need a defineProperty on the reader's fast path: leave it to
     // JSON objects, where JSON.parse already makes it an own property.
     for (let i = 0; i < keys.length; i++) if (keys[i] === "__proto__") return null;
-    const family: Family = { keys, masks: [], indices: [], lastMask: -1, lastIndex: 0, uses: 0, write: null };
+    const family: Family = {
+      keys,
+      masks: [],
+      indices: [],
+      lastMask: -1,
+      lastIndex: 0,
+      uses: 0,
+      write: null,
+      kids: new Array(keys.length),
+    };
     list.push(family);
     this.lastFamily = family;
     return family;

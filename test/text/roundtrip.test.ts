@@ -286,3 +286,55 @@ describe("text: shaped records", () => {
     expect(() => parse(JSON.stringify(broken))).toThrow(expect.objectContaining({ code: "ERR_BAD_VALUE" }));
   });
 });
+
+describe("text: record families guessed from hints", () => {
+  // The writer guesses a record's key list from the member or depth it sits at and confirms it by
+  // for-in: every near miss must fall back to the object's real keys.
+  const nearMisses = (): Record<string, unknown>[] => [
+    { a: 1, b: 2 },
+    { a: 1, b: 2, c: 3 },
+    { a: 1 },
+    { b: 1, a: 2 },
+    { a: 1, b: 2 },
+    { a: 1, b: 2, 0: "index" },
+    { a: undefined, b: 2 },
+    {},
+    { a: 1, b: 2 },
+  ];
+
+  function expectSameKeys(back: unknown, source: unknown): void {
+    expectSameStructure(back, source);
+    const b = back as Record<string, unknown>[];
+    (source as Record<string, unknown>[]).forEach((item, i) => {
+      expect(Object.keys(b[i]!)).toEqual(Object.keys(item));
+    });
+  }
+
+  it("as array elements (the same depth)", () => {
+    const value = [...nearMisses(), ...nearMisses(), ...nearMisses()];
+    expectSameKeys(parse(stringify(value)), value);
+  });
+
+  it("as members of compiled records", () => {
+    const value = [...nearMisses(), ...nearMisses(), ...nearMisses()].map((inner, i) => ({ id: i, inner }));
+    const back = parse(stringify(value)) as { inner: unknown }[];
+    expectSameStructure(back, value);
+    back.forEach((item, i) => {
+      expect(Object.keys(item.inner as object)).toEqual(Object.keys(value[i]!.inner));
+    });
+  });
+
+  it("with an enumerable property on Object.prototype (for-in would see it)", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      const value = [{ a: 1 }, { a: 1 }, { a: 1, polluted: 2 }, { a: 1 }, { a: 1, polluted: 3 }];
+      const text = stringify(value);
+      const back = JSON.parse(JSON.stringify(parse(text))) as Record<string, unknown>[];
+      expect(back).toEqual([{ a: 1 }, { a: 1 }, { a: 1, polluted: 2 }, { a: 1 }, { a: 1, polluted: 3 }]);
+      expect(Object.hasOwn((parse(text) as object[])[0]!, "polluted")).toBe(false);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+});
