@@ -184,6 +184,9 @@ function compileWriter(keys: string[], mask: number): RecordWriter | null {
  */
 export const TEXT_AFTER = 256;
 
+/** Slots of the writer's cache of reference strings (a power of two). */
+const REF_CACHE = 256;
+
 /** `textAfter` for no pieces (a small integer, as TEXT_AFTER is, so the field keeps one representation). */
 const NEVER = 0x3fffffff;
 
@@ -256,7 +259,9 @@ enum Defer {
 
 class Writer {
   readonly ids = new Map<object, number>();
-  readonly refs: (string | undefined)[] = [];
+  /** Reference strings by id modulo REF_CACHE, and the ids they are for (see `ref`). */
+  refs: string[] | null = null;
+  refIds: number[] | null = null;
   nextId = 0;
   longs: Map<string, number> | null = null;
   nextLong = 0;
@@ -355,12 +360,19 @@ class Writer {
 
   /** `~<id>`; the strings are kept, since an object met again is usually met many times. */
   ref(id: number): string {
-    const refs = this.refs;
-    let s = refs[id];
-    if (s === undefined) {
-      while (refs.length < id) refs.push(undefined);
-      s = refs[id] = SIGIL + id;
+    // A small direct-mapped cache: an object met again is usually met many times, and mostly soon
+    // (a test's file and suite). A table by id would have to grow to the largest id referenced.
+    let refs = this.refs;
+    let refIds = this.refIds;
+    if (refs === null || refIds === null) {
+      refs = this.refs = new Array(REF_CACHE).fill("");
+      refIds = this.refIds = new Array(REF_CACHE).fill(-1);
     }
+    const at = id & (REF_CACHE - 1);
+    if (refIds[at] === id) return refs[at]!;
+    const s = SIGIL + id;
+    refs[at] = s;
+    refIds[at] = id;
     return s;
   }
 
