@@ -1,7 +1,9 @@
 /**
  * The text writer. One recursive pass over the value graph builds the text's JSON tree (plain arrays,
- * objects and scalars), then one native `JSON.stringify` turns it into text, so string escaping and
- * number formatting run in the engine's serializer rather than per value in JavaScript.
+ * objects and scalars), and the native `JSON.stringify` turns it into text, so string escaping and
+ * number formatting run in the engine's serializer rather than per value in JavaScript. It does so
+ * piecewise: each complete subtree of TEXT_AFTER objects becomes text at once (so most of the tree
+ * dies young instead of being copied through every scavenge), and the pieces are joined at the end.
  *
  * Every object gets the next number when first met (one `Map` entry: the only per-object bookkeeping)
  * and is written inline there; later meetings write `"~<number>"`. Records are written against a shape
