@@ -128,7 +128,9 @@ const datasets = [
 // ---------------------------------------------------------------------------------------------------
 // run
 
-const suite = createSuite("text", { title: "text format benchmark (stringify / parse)" });
+// The report's cases take 0.1 to 4 s a call: 2 s per measurement gives structura and the peers near it
+// about ten samples each (400 ms gave three or four, whose median moved by 30 % between runs).
+const suite = createSuite("text", { title: "text format benchmark (stringify / parse)", timeMs: 2000 });
 suite.header();
 
 for (const d of datasets) {
