@@ -356,7 +356,8 @@ export function createSuite(capability, options = {}) {
   const baseline = options.baseline ?? "structura";
   // A capability whose cases take hundreds of milliseconds a call measures longer by default, so each
   // implementation still gets about ten samples for its median (BENCH_TIME and BENCH_QUICK override).
-  if (options.timeMs !== undefined && !(Number(env.BENCH_TIME) > 0) && !quick) settings.timeMs = options.timeMs;
+  if (options.timeMs !== undefined && !(Number(env.BENCH_TIME) > 0) && !quick)
+    settings.timeMs = options.timeMs;
   const startedAt = new Date();
   const startLoad = Number(os.loadavg()[0].toFixed(2));
   const startRevision = revision(); // now, while dist/ is what was just imported
