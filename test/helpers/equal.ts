@@ -613,10 +613,18 @@ export function expectSameStructure(actual: unknown, expected: unknown, options:
         same(keyPath, "type of stack", typeof av, typeof ev);
         continue;
       }
+      if (kind === "Error" && typeof key === "string" && ERROR_SITE_KEYS.has(key)) {
+        // JSC gives every error the place it was constructed; a rebuilt error has its own place.
+        same(keyPath, `type of ${key}`, typeof av, typeof ev);
+        continue;
+      }
       work.push({ actual: av, expected: ev, path: keyPath });
     }
   }
 }
+
+/** Own properties JSC adds to an error where it is constructed (not part of what is cloned). */
+const ERROR_SITE_KEYS = new Set(["line", "column", "sourceURL", "originalLine", "originalColumn"]);
 
 function safeGet(object: object, key: string | symbol): unknown {
   try {

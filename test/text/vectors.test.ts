@@ -56,8 +56,12 @@ const vectors: Record<string, () => unknown> = {
     return [buffer, new Uint16Array(buffer, 2, 1), new DataView(buffer, 1)];
   },
   "error with cause": () => {
-    const e = new RangeError("bad", { cause: 1 });
+    // Built in the order a reader rebuilds one (construct, set the stack, then define the cause): JSC
+    // materializes an error's line, column and sourceURL properties on first touch, so with
+    // `{ cause }` in the constructor they would come after the cause and the own keys would differ.
+    const e = new RangeError("bad");
     e.stack = "RangeError: bad\n    at x";
+    Object.defineProperty(e, "cause", { value: 1, writable: true, enumerable: false, configurable: true });
     return e;
   },
   url: () => [new URL("https://example.com/?q=1"), new URLSearchParams("a=1&b=2")],
