@@ -13,6 +13,7 @@ import { parse, stringify } from "../../src/text/index.ts";
 import { TEXT_AFTER, toText, toTree } from "../../src/text/stringify.ts";
 import { fixtures } from "../fixtures/values.ts";
 import { expectSameStructure } from "../helpers/equal.ts";
+import { graphs } from "../helpers/graphs.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 200;
 
@@ -149,56 +150,7 @@ describe("text pieces: same text as one JSON.stringify of the tree", () => {
 
   it("arbitrary graphs", () => {
     const leaf = fc.oneof(fc.integer(), fc.string(), fc.constantFrom(undefined, null, -0, Number.NaN, 1n));
-    const graph = fc
-      .record({
-        kinds: fc.array(fc.constantFrom("object", "array", "map", "set", "error", "sparse", "null"), {
-          minLength: 1,
-          maxLength: 14,
-        }),
-        edges: fc.array(
-          fc.tuple(
-            fc.nat(),
-            fc.oneof(
-              fc.nat().map((n) => ({ node: n })),
-              leaf.map((v) => ({ leaf: v })),
-            ),
-          ),
-          {
-            maxLength: 50,
-          },
-        ),
-      })
-      .map(({ kinds, edges }) => {
-        const nodes: object[] = kinds.map((kind) => {
-          switch (kind) {
-            case "array":
-              return [];
-            case "sparse":
-              return new Array(6);
-            case "map":
-              return new Map();
-            case "set":
-              return new Set();
-            case "error":
-              return new RangeError("e");
-            case "null":
-              return Object.create(null);
-            default:
-              return {};
-          }
-        });
-        edges.forEach(([from, to], i) => {
-          const holder = nodes[from % nodes.length]!;
-          const target = "node" in to ? nodes[to.node % nodes.length] : to.leaf;
-          if (holder instanceof Map) holder.set(`k${i}`, target);
-          else if (holder instanceof Set) holder.add(target);
-          else if (holder instanceof Error)
-            Object.defineProperty(holder, "cause", { value: target, writable: true, configurable: true });
-          else if (Array.isArray(holder)) holder[i % 8] = target;
-          else (holder as Record<string, unknown>)[`p${i % 5}`] = target;
-        });
-        return nodes[0];
-      });
+    const graph = graphs(leaf, 14, 50);
     fc.assert(
       fc.property(graph, (value) => expectSameText(value)),
       { numRuns: RUNS },
