@@ -355,7 +355,7 @@ class Reader {
         switch (head) {
           case Tag.Array:
             kind = Fill.Array;
-            shell = new Array(node.length - 1);
+            shell = [];
             break;
           case Tag.SparseArray:
             kind = Fill.Sparse;
@@ -503,7 +503,7 @@ class Reader {
       case Fill.Array: {
         const n = node as Json[];
         const a = target as unknown[];
-        for (let i = 1; i < n.length; i++) a[i - 1] = this.slot(n[i]);
+        for (let i = 1; i < n.length; i++) a.push(this.slot(n[i]));
         break;
       }
       case Fill.Sparse:
@@ -579,10 +579,11 @@ class Reader {
     const objs = this.objs;
     switch (tag) {
       case Tag.Array: {
-        const n = node.length - 1;
-        const a = new Array(n);
+        // Pushed, not stored into `new Array(n)`: that array would stay holey, which every later
+        // reader of it pays for (JSON.stringify takes its slow path on holey arrays).
+        const a: unknown[] = [];
         objs.push(a);
-        for (let i = 0; i < n; i++) a[i] = this.slot(node[i + 1]);
+        for (let i = 1; i < node.length; i++) a.push(this.slot(node[i]));
         return a;
       }
       case Tag.SparseArray: {
