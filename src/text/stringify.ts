@@ -417,7 +417,7 @@ class Writer {
 
   /**
    * A complete node that is big or holds Raw pieces: turned into text now if it holds none, else kept
-   * as a spine, which `emit` writes member by member.
+   * as a spine, which `emitSpine` writes member by member.
    */
   finished(node: Json, raws: number): Json {
     if (this.raws === raws) {
