@@ -1,0 +1,129 @@
+/**
+ * Resource-limit harness: runs a decoder in a child Node process with a capped heap and a wall-clock
+ * limit, and reports how it ended, its peak RSS and its time. A value test cannot see an abort for
+ * heap exhaustion, a stall or a leak across calls; a child process with `--max-old-space-size` can.
+ *
+ * The child imports a fresh esbuild bundle of `src/index.ts` (so it runs the current source, with or
+ * without a built dist/). The script given to `runLimited` is the body of an ES module in which
+ * `S` is the structura namespace and `report(value)` records the result (JSON) sent back to the test.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+let bundled: Promise<string> | undefined;
+let dir: string | undefined;
+
+function workDir(): string {
+  dir ??= mkdtempSync(join(tmpdir(), "structura-limits-"));
+  return dir;
+}
+
+/** Bundles src/index.ts once per test process into a temporary ESM file; returns its file URL. */
+export function structuraBundle(): Promise<string> {
+  bundled ??= (async () => {
+    const outfile = join(workDir(), "structura.mjs");
+    await build({
+      entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      target: "es2022",
+      outfile,
+      logLevel: "silent",
+    });
+    return pathToFileURL(outfile).href;
+  })();
+  return bundled;
+}
+
+export interface LimitedRun {
+  /** How the child ended: "ok" (exit 0 after report), "error" (exit non-zero), "timeout", "signal". */
+  outcome: "ok" | "error" | "timeout" | "signal";
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** What the script passed to `report`, or undefined. */
+  result: unknown;
+  /** Peak resident set size of the child, in MiB (from process.resourceUsage at exit). */
+  peakRssMiB: number;
+  /** Wall-clock time from spawn to exit, in ms. */
+  elapsedMs: number;
+  stderr: string;
+}
+
+export interface LimitedOptions {
+  /** `--max-old-space-size` for the child, MiB (default 256). */
+  heapMiB?: number;
+  /** Kill the child after this many ms (default 20,000). */
+  timeoutMs?: number;
+  /** Extra node flags. */
+  nodeFlags?: string[];
+}
+
+let counter = 0;
+
+/**
+ * Runs `body` (ES module source; `S` is structura, `report(x)` records the result) in a child process.
+ * The child prints one line `@@RESULT <json>` with the result and its peak RSS.
+ */
+export async function runLimited(body: string, options: LimitedOptions = {}): Promise<LimitedRun> {
+  const lib = await structuraBundle();
+  const file = join(workDir(), `child-${process.pid}-${counter++}.mjs`);
+  writeFileSync(
+    file,
+    `import * as S from ${JSON.stringify(lib)};
+let reported;
+const report = (value) => { reported = value; };
+const done = () => {
+  const rss = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write("\\n@@RESULT " + JSON.stringify({ result: reported, rss }) + "\\n");
+};
+try {
+${body}
+} finally { done(); }
+`,
+  );
+  const heap = options.heapMiB ?? 256;
+  const timeout = options.timeoutMs ?? 20_000;
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${heap}`, ...(options.nodeFlags ?? []), file],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    if (stderr.length < 16_384) stderr += d;
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, timeout);
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.on("exit", (code, sig) => resolve([code, sig]));
+  });
+  clearTimeout(timer);
+  const elapsedMs = performance.now() - started;
+  const line = stdout.split("\n").find((l) => l.startsWith("@@RESULT "));
+  const parsed = line ? (JSON.parse(line.slice(9)) as { result: unknown; rss: number }) : undefined;
+  const outcome = timedOut ? "timeout" : signal !== null ? "signal" : exitCode === 0 ? "ok" : "error";
+  return {
+    outcome,
+    exitCode,
+    signal,
+    result: parsed?.result,
+    peakRssMiB: parsed?.rss ?? Number.NaN,
+    elapsedMs,
+    stderr,
+  };
+}
