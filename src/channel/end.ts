@@ -174,6 +174,14 @@ function corrupt(message: string, cause?: unknown): StructuraError {
   return new StructuraError("ERR_CHANNEL_CORRUPT", message, cause === undefined ? undefined : { cause });
 }
 
+/**
+ * What the receive path reports: its own StructuraErrors as they are; anything else (a host error
+ * nobody foresaw) wrapped, so `receiveSync` and the `error` event only ever carry a typed error.
+ */
+function typedFailure(error: unknown): StructuraError {
+  return error instanceof StructuraError ? error : corrupt("Receiving from the channel failed.", error);
+}
+
 function isPayload(data: unknown): data is PortPayload {
   return (
     typeof data === "object" &&
@@ -618,67 +626,80 @@ export class ChannelEnd<T = unknown> {
       this.#recvSeq = (this.#recvSeq + 1) | 0;
       return { value: this.#decodePayload(p) };
     }
-    let tail = this.#tail;
-    const head = Atomics.load(rx.ctrl, HEAD);
-    if (tail === head) {
-      // After the peer closed, messages it could not fit in the ring came through the port.
-      if (this.#peerClosed && this.#inbox.length !== 0) {
-        const p = this.#inbox.shift()!;
-        this.#recvSeq = (p.s + 1) | 0;
-        return { value: this.#decodePayload(p) };
-      }
-      return null;
-    }
-    const cap = rx.capacity;
-    let pos = tail & rx.mask;
-    let kind = rx.words[pos >> 2]!;
-    if (kind === KIND_WRAP) {
-      tail = (tail + cap - pos) | 0;
-      pos = 0;
-      if (tail === head) throw corrupt("Ring ends in a wrap marker.");
-      kind = rx.words[0]!;
-    }
-    const seq = rx.words[(pos >> 2) + 1]!;
-    if (seq !== this.#recvSeq) throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
-    let value: T;
-    if (kind === KIND_PORT) {
-      const p = this.#takePort(seq);
-      if (p === undefined) {
-        if (this.#peerClosed) {
-          // The peer is gone and its port message never arrived: skip that record only.
-          tail = (tail + RECORD_HEADER) | 0;
-          this.#tail = tail;
-          this.#recvSeq = (this.#recvSeq + 1) | 0;
-          if (rx.release(tail)) rx.wakeWriter();
-          return this.#readOne();
+    // A loop, not recursion: a peer that died (or lies) may leave any number of port records whose
+    // messages never come, and each is skipped in turn (issue 12 item 8: 50,000 overflowed the stack).
+    for (;;) {
+      let tail = this.#tail;
+      const head = Atomics.load(rx.ctrl, HEAD);
+      if (tail === head) {
+        // After the peer closed, messages it could not fit in the ring came through the port.
+        if (this.#peerClosed && this.#inbox.length !== 0) {
+          const p = this.#inbox.shift()!;
+          this.#recvSeq = (p.s + 1) | 0;
+          return { value: this.#decodePayload(p) };
         }
-        this.#tail = tail;
-        this.#waitingForPort = true;
         return null;
       }
-      this.#waitingForPort = false;
-      tail = (tail + RECORD_HEADER) | 0;
-      this.#tail = tail;
-      if (rx.release(tail)) this.#wakeWriter(rx);
-      value = this.#decodePayload(p);
-    } else {
-      if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > (head - tail) >>> 0) {
-        throw corrupt(`Ring record header ${kind} is invalid.`);
+      // Bytes published and not yet read. The peer writes HEAD; a value more than a ring ahead (or
+      // behind) would let the checks below accept records nobody published.
+      const avail = (head - tail) >>> 0;
+      const cap = rx.capacity;
+      if (avail > cap) throw corrupt(`Ring head is ${avail} bytes ahead of its tail.`);
+      let pos = tail & rx.mask;
+      if (avail < RECORD_HEADER) throw corrupt("Ring holds a partial record header.");
+      let kind = rx.words[pos >> 2]!;
+      let left = avail;
+      if (kind === KIND_WRAP) {
+        const skip = cap - pos;
+        if (skip + RECORD_HEADER > avail) throw corrupt("Ring wrap marker runs past the published bytes.");
+        tail = (tail + skip) | 0;
+        left = avail - skip;
+        pos = 0;
+        kind = rx.words[0]!;
       }
-      try {
-        value = deserialize<T>(
-          rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind),
-          this.#plain,
-        );
-      } catch (error) {
-        throw corrupt("Ring record does not decode.", error);
+      const seq = rx.words[(pos >> 2) + 1]!;
+      if (seq !== this.#recvSeq)
+        throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
+      let value: T;
+      if (kind === KIND_PORT) {
+        const p = this.#takePort(seq);
+        if (p === undefined) {
+          if (this.#peerClosed) {
+            // The peer is gone and its port message never arrived: skip that record only.
+            tail = (tail + RECORD_HEADER) | 0;
+            this.#tail = tail;
+            this.#recvSeq = (this.#recvSeq + 1) | 0;
+            if (rx.release(tail)) rx.wakeWriter();
+            continue;
+          }
+          this.#tail = tail;
+          this.#waitingForPort = true;
+          return null;
+        }
+        this.#waitingForPort = false;
+        tail = (tail + RECORD_HEADER) | 0;
+        this.#tail = tail;
+        if (rx.release(tail)) this.#wakeWriter(rx);
+        value = this.#decodePayload(p);
+      } else {
+        if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > left) {
+          throw corrupt(`Ring record header ${kind} is invalid.`);
+        }
+        try {
+          value = deserialize<T>(
+            rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind),
+            this.#plain,
+          );
+        } catch (error) {
+          throw corrupt("Ring record does not decode.", error);
+        }
+        tail = (tail + recordSize(kind)) | 0;
+        this.#tail = tail;
+        if (rx.release(tail)) this.#wakeWriter(rx);
       }
-      tail = (tail + recordSize(kind)) | 0;
-      this.#tail = tail;
-      if (rx.release(tail)) this.#wakeWriter(rx);
+      this.#recvSeq = (this.#recvSeq + 1) | 0;
+      return { value };
     }
-    this.#recvSeq = (this.#recvSeq + 1) | 0;
-    return { value };
   }
 
   #wakeWriter(rx: Ring): void {
@@ -732,7 +753,7 @@ export class ChannelEnd<T = unknown> {
         return;
       }
     } catch (error) {
-      this.#fail(error);
+      this.#fail(typedFailure(error));
     } finally {
       this.#draining = false;
     }
@@ -758,8 +779,9 @@ export class ChannelEnd<T = unknown> {
       try {
         got = this.#readOne();
       } catch (error) {
-        this.#fail(error);
-        throw error;
+        const typed = typedFailure(error);
+        this.#fail(typed);
+        throw typed;
       }
       if (got !== null) return { message: got.value };
       if (this.#error !== undefined) throw this.#error;

@@ -1,0 +1,121 @@
+/**
+ * A peer that writes what it likes into the ring it shares with us: forged record headers, a flood of
+ * port-path records whose port messages never come, then a close. Every outcome is a typed
+ * StructuraError (or an orderly close), never a raw RangeError from the drain.
+ */
+import { describe, expect, it } from "vitest";
+import { serialize } from "../../src/binary/index.ts";
+import { createChannel, openChannel } from "../../src/channel/index.ts";
+import { CLOSED, CONTROL_BYTES, HEAD, KIND_PORT, KIND_WRAP, TAIL } from "../../src/channel/ring.ts";
+import { StructuraError } from "../../src/core/errors.ts";
+import { closeEvent } from "./helpers.ts";
+
+function pair<T>(options?: Parameters<typeof createChannel>[0]) {
+  const { local, remote } = createChannel<T>(options);
+  return { a: local, b: openChannel<T>(remote), remote };
+}
+
+/** Writes `n` port-path records (sequence 0..n-1) into the ring `b` reads, publishes them, and closes it. */
+function forgePortFlood(sab: SharedArrayBuffer, n: number): void {
+  const ctrl = new Int32Array(sab, 0, CONTROL_BYTES >> 2);
+  const words = new Int32Array(sab, CONTROL_BYTES);
+  for (let i = 0; i < n; i++) {
+    words[2 * i] = KIND_PORT;
+    words[2 * i + 1] = i;
+  }
+  Atomics.store(ctrl, HEAD, n * 8);
+  Atomics.store(ctrl, CLOSED, 1);
+}
+
+describe("channel: hostile peer", () => {
+  it("receiveSync skips 50,000 port records whose messages never came, then reports a typed close", () => {
+    const { a, b, remote } = pair<unknown>();
+    forgePortFlood(remote.rx!, 50_000);
+    let thrown: unknown;
+    try {
+      b.receiveSync(1000);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(StructuraError);
+    expect((thrown as StructuraError).code).toBe("ERR_CHANNEL_CLOSED");
+    expect(b.closed).toBe(true);
+    a.close();
+  });
+
+  it("the event path drains the same flood iteratively: no error event, a plain close", async () => {
+    const { a, b, remote } = pair<unknown>();
+    forgePortFlood(remote.rx!, 50_000);
+    const errors: unknown[] = [];
+    b.addEventListener("error", (e) => errors.push(e.error));
+    const closed = closeEvent(b);
+    a.close(); // the peer's close notice arrives through the port after the flood
+    b.onmessage = () => {};
+    expect(await closed).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+
+  /** A well-formed record (payload `value`, sequence `seq`) at byte `at` of the data region. */
+  function record(sab: SharedArrayBuffer, at: number, seq: number, value: unknown): number {
+    const payload = serialize(value);
+    const words = new Int32Array(sab, CONTROL_BYTES);
+    words[at >> 2] = payload.length;
+    words[(at >> 2) + 1] = seq;
+    new Uint8Array(sab, CONTROL_BYTES).set(payload, at + 8);
+    return (8 + payload.length + 7) & ~7;
+  }
+
+  it("a wrap marker that jumps past the published bytes is ERR_CHANNEL_CORRUPT, not stale data", () => {
+    const { local: a, remote } = createChannel<unknown>({ ringSize: 4096 });
+    const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    // Never published: a stale record at the start of the ring.
+    record(remote.rx!, 0, 0, "stale");
+    // The reader starts at 4000; 8 bytes are published, and they say "wrap to the start", which would
+    // skip 96 bytes nobody published and read the stale record.
+    Atomics.store(ctrl, TAIL, 4000);
+    words[1000] = KIND_WRAP;
+    Atomics.store(ctrl, HEAD, 4008);
+    const b = openChannel<unknown>(remote);
+    expect(() => b.receiveSync(0)).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CORRUPT" }));
+    expect(b.closed).toBe(true);
+    a.close();
+  });
+
+  it("a HEAD more than a ring ahead of TAIL is ERR_CHANNEL_CORRUPT", () => {
+    const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
+    const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+    record(remote.rx!, 0, 0, 1);
+    Atomics.store(ctrl, HEAD, 0x7fff0000);
+    expect(() => b.receiveSync(0)).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CORRUPT" }));
+    a.close();
+  });
+
+  it("a port record published without its 8 header bytes is ERR_CHANNEL_CORRUPT, not stale data", () => {
+    const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
+    const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    words[0] = KIND_PORT;
+    words[1] = 0;
+    record(remote.rx!, 8, 1, "stale");
+    Atomics.store(ctrl, HEAD, 4);
+    Atomics.store(ctrl, CLOSED, 1);
+    expect(() => b.receiveSync(0)).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CORRUPT" }));
+    a.close();
+  });
+
+  it("forged record lengths (negative, past the ring, past HEAD) are ERR_CHANNEL_CORRUPT", () => {
+    for (const kind of [-3, -0x80000000, 0x7fffffff, 4096, 4089, 64]) {
+      const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
+      const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+      const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+      words[0] = kind;
+      words[1] = 0;
+      Atomics.store(ctrl, HEAD, 16);
+      expect(() => b.receiveSync(0), String(kind)).toThrow(
+        expect.objectContaining({ code: "ERR_CHANNEL_CORRUPT" }),
+      );
+      a.close();
+    }
+  });
+});
