@@ -21,6 +21,16 @@ export interface MultipartLimits {
   maxFileSize?: number;
   /** Most bytes read from the body in total (preamble and epilogue included). Default 256 MiB. */
   maxTotalSize?: number;
+  /**
+   * Most bytes before the first delimiter, with `allowPreamble`. Default 4 KiB: browsers, undici,
+   * curl and form-data send none, and a MIME mailer's "This is a multi-part message" note is ~50.
+   */
+  maxPreambleSize?: number;
+  /**
+   * Most bytes after the close delimiter (its padding, CRLF and the epilogue), which are read and
+   * dropped. Default 4 KiB: clients send at most a CRLF.
+   */
+  maxEpilogueSize?: number;
 }
 
 export interface ParseOptions extends MultipartLimits {
@@ -48,6 +58,8 @@ export const DEFAULT_LIMITS: Readonly<Required<MultipartLimits>> = Object.freeze
   maxFieldSize: 1024 * 1024,
   maxFileSize: 128 * 1024 * 1024,
   maxTotalSize: 256 * 1024 * 1024,
+  maxPreambleSize: 4 * 1024,
+  maxEpilogueSize: 4 * 1024,
 });
 
 /** Options after validation: one fixed shape, so the scanner's property loads stay monomorphic. */
@@ -57,6 +69,8 @@ export interface ResolvedOptions {
   readonly maxFieldSize: number;
   readonly maxFileSize: number;
   readonly maxTotalSize: number;
+  readonly maxPreambleSize: number;
+  readonly maxEpilogueSize: number;
   readonly allowPreamble: boolean;
   readonly decodeEscapes: boolean;
   readonly filenameStar: boolean;
@@ -75,6 +89,8 @@ const KNOWN = new Set([
   "maxFieldSize",
   "maxFileSize",
   "maxTotalSize",
+  "maxPreambleSize",
+  "maxEpilogueSize",
   "allowPreamble",
   "decodeEscapes",
   "filenameStar",
@@ -111,6 +127,8 @@ export function resolveOptions(options: ParseOptions | undefined): ResolvedOptio
     maxFieldSize: limit(options, "maxFieldSize"),
     maxFileSize: limit(options, "maxFileSize"),
     maxTotalSize: limit(options, "maxTotalSize"),
+    maxPreambleSize: limit(options, "maxPreambleSize"),
+    maxEpilogueSize: limit(options, "maxEpilogueSize"),
     allowPreamble: flag(options, "allowPreamble"),
     decodeEscapes: flag(options, "decodeEscapes"),
     filenameStar: flag(options, "filenameStar"),

@@ -169,6 +169,10 @@ export class Scanner {
   #sub = 0;
   /** A chunk's last bytes that may begin a delimiter, held back until the next chunk decides. */
   #carry: Uint8Array | null = null;
+  /** Absolute offset where the current delimiter's transport padding starts (maxHeaderSize bounds it). */
+  #padStart = 0;
+  /** Absolute offset right after the close delimiter's "--": what follows counts toward maxEpilogueSize. */
+  #epiStart = 0;
 
   // raw header lines of the parts, when collected: a bump-allocated slab shared by many parts
   #slab: Uint8Array = EMPTY;
@@ -238,8 +242,38 @@ export class Scanner {
       // same chunk is still reported as such).
       this.#end = chunk.length - (this.total - max);
       this.#overTotal = true;
-      if (this.#state === S_DONE) throw this.#totalLimit();
     }
+    if (this.#state === S_DONE) {
+      // Epilogue: read and dropped, but bounded (an endless one would otherwise be read to maxTotalSize).
+      this.#checkEpilogue();
+      if (this.#overTotal) throw this.#totalLimit();
+    }
+  }
+
+  /** Throws when more than maxEpilogueSize bytes follow the close delimiter, counting up to #end. */
+  #checkEpilogue(): void {
+    const max = this.#opts.maxEpilogueSize;
+    if (this.#base + this.#end - this.#epiStart > max) throw this.#epilogueLimit(this.#epiStart + max);
+  }
+
+  #epilogueLimit(offset: number): LimitError {
+    const max = this.#opts.maxEpilogueSize;
+    return new LimitError(
+      "maxEpilogueSize",
+      max,
+      `more than maxEpilogueSize (${max} bytes) follow the close delimiter`,
+      { offset },
+    );
+  }
+
+  #preambleLimit(): LimitError {
+    const max = this.#opts.maxPreambleSize;
+    return new LimitError(
+      "maxPreambleSize",
+      max,
+      `the preamble before the first delimiter is longer than maxPreambleSize (${max} bytes)`,
+      { offset: max },
+    );
   }
 
   #totalLimit(): LimitError {
@@ -268,7 +302,7 @@ export class Scanner {
     for (;;) {
       switch (this.#state) {
         case S_BODY: {
-          const ev = this.#scanBody(false);
+          const ev = this.#scanBody();
           if (ev !== -1) return ev;
           break;
         }
@@ -289,7 +323,7 @@ export class Scanner {
           break;
         }
         case S_PREAMBLE: {
-          const ev = this.#scanBody(true);
+          const ev = this.#preamble();
           if (ev !== -1) return ev;
           break;
         }
@@ -542,10 +576,10 @@ export class Scanner {
   }
 
   /**
-   * Part body (or preamble, when `discard`): hand out bytes up to the next delimiter.
+   * Part body: hand out bytes up to the next delimiter.
    * Returns an event, or -1 when the state changed and stepping should go on.
    */
-  #scanBody(discard: boolean): number {
+  #scanBody(): number {
     const buf = this.#buf;
     const end = this.#end;
     const pos = this.#pos;
@@ -574,29 +608,39 @@ export class Scanner {
         this.#pos = pos + need;
         this.#state = S_AFTER_DELIM;
         this.#sub = 0;
-        return discard ? -1 : EV_PART_END;
+        return EV_PART_END;
       }
       // Not a delimiter after all: the held-back bytes are content. Because CR occurs in the
       // pattern only at index 0, no delimiter can start inside them past their first byte.
       this.#carry = null;
-      if (!discard) return this.#emit(carry, 0, k);
+      return this.#emit(carry, 0, k);
     }
     const m = this.#m;
     const i = this.#find(buf, pos, end);
     if (i !== -1) {
       this.#pos = i + m;
-      if (discard || i === pos) {
+      if (i === pos) {
         this.#state = S_AFTER_DELIM;
         this.#sub = 0;
-        return discard ? -1 : EV_PART_END;
+        return EV_PART_END;
       }
       this.#state = S_BODY_END;
       return this.#emit(buf, pos, i);
     }
-    // No whole delimiter in this chunk; its last m-1 bytes may still begin one. Only a CR can start
-    // it, and a real start has no other CR after it, so each CR in that window is checked once.
+    const t = this.#heldBack(buf, pos, end);
+    this.#pos = end;
+    if (t > pos) return this.#emit(buf, pos, t);
+    return this.#needMore();
+  }
+
+  /**
+   * No whole delimiter in buf[pos, end); its last m-1 bytes may still begin one. Keeps them (a copy)
+   * in #carry and returns where they start (`end` when nothing is held back). Only a CR can start a
+   * delimiter, and a real start has no other CR after it, so each CR in that window is checked once.
+   */
+  #heldBack(buf: Uint8Array, pos: number, end: number): number {
     const pat = this.#pat;
-    let t = end - m + 1;
+    let t = end - this.#m + 1;
     if (t < pos) t = pos;
     for (; t < end; t++) {
       if (buf[t] !== CR) continue;
@@ -607,8 +651,61 @@ export class Scanner {
     }
     // A copy, not a view: the caller may reuse or mutate its chunk after handing it over.
     if (t < end) this.#carry = buf.slice(t, end);
+    return t;
+  }
+
+  /**
+   * The preamble (`allowPreamble`): skip to the first delimiter, which must start within
+   * maxPreambleSize bytes of the body's start. Only that window is searched, so an endless preamble
+   * fails after about maxPreambleSize bytes, at the same offset however the body is chunked.
+   * Returns NEED_MORE, or -1 once the first delimiter is found.
+   */
+  #preamble(): number {
+    const buf = this.#buf;
+    const m = this.#m;
+    const pos = this.#pos;
+    const carry = this.#carry;
+    if (carry !== null) {
+      // As in #scanBody: does this chunk complete the delimiter the last one may have begun?
+      if (pos === this.#end) return this.#needMore();
+      const pat = this.#pat;
+      const k = carry.length;
+      const need = m - k;
+      const n = Math.min(need, this.#end - pos);
+      let j = 0;
+      while (j < n && buf[pos + j] === pat[k + j]) j++;
+      this.#carry = null;
+      if (j === n) {
+        if (n < need) {
+          const grown = new Uint8Array(k + n);
+          grown.set(carry);
+          grown.set(buf.subarray(pos, pos + n), k);
+          this.#carry = grown;
+          this.#pos = pos + n;
+          return this.#needMore();
+        }
+        this.#pos = pos + need;
+        this.#state = S_AFTER_DELIM;
+        this.#sub = 0;
+        return -1;
+      }
+    }
+    // A delimiter starting at body offset maxPreambleSize or before lies wholly before this bound.
+    const bound = this.#opts.maxPreambleSize + m - this.#base;
+    const clamped = bound < this.#end;
+    const end = clamped ? Math.max(bound, pos) : this.#end;
+    const i = this.#find(buf, pos, end);
+    if (i !== -1) {
+      this.#pos = i + m;
+      this.#state = S_AFTER_DELIM;
+      this.#sub = 0;
+      return -1;
+    }
+    if (clamped) throw this.#preambleLimit();
+    const t = this.#heldBack(buf, pos, end);
+    // Everything before `t` is preamble for certain.
+    if (this.#base + t > this.#opts.maxPreambleSize) throw this.#preambleLimit();
     this.#pos = end;
-    if (t > pos && !discard) return this.#emit(buf, pos, t);
     return this.#needMore();
   }
 
@@ -622,8 +719,11 @@ export class Scanner {
       switch (this.#sub) {
         case 0:
           if (c === DASH) this.#sub = 1;
-          else if (c === SP || c === HT) this.#sub = 2;
-          else if (c === CR) this.#sub = 3;
+          else if (c === SP || c === HT) {
+            this.#sub = 2;
+            this.#padStart = this.#base + pos;
+            if (this.#opts.maxHeaderSize === 0) throw this.#paddingLimit(pos);
+          } else if (c === CR) this.#sub = 3;
           else throw this.#malformed("unexpected bytes after a boundary delimiter", pos);
           pos++;
           break;
@@ -632,11 +732,15 @@ export class Scanner {
           this.#pos = pos + 1;
           this.#state = S_CLOSE;
           this.#sub = 0;
+          this.#epiStart = this.#base + pos + 1;
           return -1;
         case 2:
           if (c === CR) this.#sub = 3;
           else if (c !== SP && c !== HT)
             throw this.#malformed("unexpected bytes after a boundary delimiter", pos);
+          // Transport padding (RFC 2046) is bounded like a header line: no client sends any.
+          else if (this.#base + pos - this.#padStart >= this.#opts.maxHeaderSize)
+            throw this.#paddingLimit(pos);
           pos++;
           break;
         default:
@@ -650,12 +754,25 @@ export class Scanner {
     return this.#needMore();
   }
 
+  #paddingLimit(at: number): LimitError {
+    const max = this.#opts.maxHeaderSize;
+    return new LimitError(
+      "maxHeaderSize",
+      max,
+      `the padding after a boundary delimiter is longer than maxHeaderSize (${max} bytes)`,
+      { offset: this.#base + at },
+    );
+  }
+
   /** After "--boundary--": padding, then the end of the body or CRLF and an ignored epilogue. */
   #close(): number {
     const buf = this.#buf;
     const end = this.#end;
     let pos = this.#pos;
+    // Padding and CRLF count toward maxEpilogueSize: they may run no further than this.
+    const cap = this.#epiStart + this.#opts.maxEpilogueSize - this.#base;
     while (pos < end) {
+      if (pos >= cap) throw this.#epilogueLimit(this.#base + pos);
       const c = buf[pos]!;
       if (this.#sub === 0) {
         if (c === CR) this.#sub = 1;
@@ -664,7 +781,8 @@ export class Scanner {
         pos++;
       } else {
         if (c !== LF) throw this.#malformed("the close delimiter line must end with CRLF", pos);
-        // The epilogue is ignored but still counts toward maxTotalSize.
+        // The epilogue is ignored but still counts toward maxEpilogueSize and maxTotalSize.
+        this.#checkEpilogue();
         if (this.#overTotal) throw this.#totalLimit();
         this.#pos = end;
         this.#state = S_DONE;

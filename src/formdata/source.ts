@@ -26,9 +26,26 @@ const K_BLOB = 3;
  */
 const BLOB_WINDOW = 256 * 1024;
 
+/** Absent in browsers without cross-origin isolation. */
+const Shared: SharedArrayBufferConstructor | null =
+  typeof SharedArrayBuffer === "function" ? SharedArrayBuffer : null;
+
+/**
+ * Bytes in shared memory are copied before the parser sees them, for two reasons: browsers'
+ * TextDecoder.decode and Blob/File constructors refuse views over a SharedArrayBuffer (issue 14), and
+ * another thread may change shared bytes between the parser's check and its use of them. One
+ * `instanceof` per chunk on the normal path.
+ */
+function isShared(bytes: Uint8Array): boolean {
+  return Shared !== null && bytes.buffer instanceof Shared;
+}
+
 function toBytes(chunk: unknown): Uint8Array {
-  if (chunk instanceof Uint8Array) return chunk;
-  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof Uint8Array) return isShared(chunk) ? chunk.slice() : chunk;
+  if (ArrayBuffer.isView(chunk)) {
+    const view = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    return isShared(view) ? view.slice() : view;
+  }
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   throw new ArgumentError(
     `body chunks must be Uint8Array, got ${typeof chunk === "string" ? "a string (is an encoding set on the stream?)" : typeof chunk}`,
@@ -43,14 +60,20 @@ export class ChunkSource {
   #blob: Blob | null = null;
   #blobOffset = 0;
   #ended = false;
+  /** The bytes body lives in a SharedArrayBuffer: it is handed out as copies, BLOB_WINDOW at a time. */
+  #shared = false;
 
   constructor(body: unknown) {
-    if (body instanceof Uint8Array) {
+    if (body instanceof Uint8Array || body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
       this.#kind = K_BYTES;
-      this.#bytes = body;
-    } else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
-      this.#kind = K_BYTES;
-      this.#bytes = toBytes(body);
+      const bytes =
+        body instanceof Uint8Array
+          ? body
+          : body instanceof ArrayBuffer
+            ? new Uint8Array(body)
+            : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      this.#bytes = bytes;
+      this.#shared = isShared(bytes);
     } else if (typeof Blob === "function" && body instanceof Blob) {
       this.#kind = K_BLOB;
       this.#blob = body;
@@ -82,10 +105,26 @@ export class ChunkSource {
   /** The next chunk if it is available without waiting (null at the end), or undefined. */
   takeSync(): Uint8Array | null | undefined {
     if (this.#kind !== K_BYTES) return undefined;
+    return this.#takeBytes();
+  }
+
+  /** The bytes body: whole (no copy), or a copy of its next window when it is shared. */
+  #takeBytes(): Uint8Array | null {
     const bytes = this.#bytes;
-    this.#bytes = null;
-    if (bytes === null) this.#ended = true;
-    return bytes;
+    if (bytes === null) {
+      this.#ended = true;
+      return null;
+    }
+    if (!this.#shared) {
+      this.#bytes = null;
+      return bytes;
+    }
+    if (bytes.length <= BLOB_WINDOW) {
+      this.#bytes = null;
+      return bytes.slice();
+    }
+    this.#bytes = bytes.subarray(BLOB_WINDOW);
+    return bytes.slice(0, BLOB_WINDOW);
   }
 
   /** The next chunk, or null once the body is exhausted. */
@@ -146,12 +185,8 @@ export class ChunkSource {
           await (start === 0 && end === size ? blob : blob.slice(start, end)).arrayBuffer(),
         );
       }
-      default: {
-        const bytes = this.#bytes;
-        this.#bytes = null;
-        if (bytes === null) this.#ended = true;
-        return bytes;
-      }
+      default:
+        return this.#takeBytes();
     }
   }
 

@@ -43,6 +43,8 @@ describe("limits", () => {
       maxFieldSize: 1048576,
       maxFileSize: 134217728,
       maxTotalSize: 268435456,
+      maxPreambleSize: 4096,
+      maxEpilogueSize: 4096,
     });
   });
 
