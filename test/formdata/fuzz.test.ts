@@ -241,6 +241,16 @@ describe("fuzz", () => {
         length: fc.integer({ min: 1, max: 8 }),
       }),
       fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
+      // Structure-aware: aimed at the k-th line break (delimiter lines, header lines, body lines).
+      { arbitrary: fc.record({ kind: fc.constant("line" as const), at: fc.nat(), op: lineOp }), weight: 3 },
+      fc.record({
+        kind: fc.constant("preamble" as const),
+        text: fc.constantFrom("x", "\r\n", "pre\r\n--B0undar"),
+      }),
+      fc.record({
+        kind: fc.constant("epilogue" as const),
+        text: fc.constantFrom("\r\n", "epi", " \t\r\nmore"),
+      }),
     );
     const limits = fc.record(
       {
@@ -249,6 +259,8 @@ describe("fuzz", () => {
         maxFieldSize: fc.integer({ min: 0, max: 60 }),
         maxFileSize: fc.integer({ min: 0, max: 600 }),
         maxTotalSize: fc.integer({ min: 50, max: 3000 }),
+        maxPreambleSize: fc.integer({ min: 0, max: 40 }),
+        maxEpilogueSize: fc.integer({ min: 0, max: 40 }),
         allowPreamble: fc.boolean(),
         decodeEscapes: fc.boolean(),
         filenameStar: fc.boolean(),
@@ -358,14 +370,71 @@ function pseudoCuts(length: number, seed: number): number[] {
   return [...set].sort((a, b) => a - b);
 }
 
+type LineOp = "lf" | "cr" | "pad" | "dup" | "drop" | "header" | "close" | "nearDelimiter";
+
+const lineOp = fc.constantFrom<LineOp>("lf", "cr", "pad", "dup", "drop", "header", "close", "nearDelimiter");
+const extraHeader = [
+  "X-A: b",
+  'Content-Disposition: form-data; name="z"',
+  "Content-Type: text/x; charset=utf-8",
+  "Content-Type: ,",
+  `X-Long: ${"h".repeat(120)}`,
+];
+
 type Mutation =
   | { kind: "flip"; at: number; byte: number }
   | { kind: "insert"; at: number; text: string }
   | { kind: "delete"; at: number; length: number }
-  | { kind: "truncate"; at: number };
+  | { kind: "truncate"; at: number }
+  | { kind: "line"; at: number; op: LineOp }
+  | { kind: "preamble"; text: string }
+  | { kind: "epilogue"; text: string };
+
+const enc = new TextEncoder();
+
+function splice(body: Uint8Array, start: number, end: number, insert: string): Uint8Array {
+  const ins = enc.encode(insert);
+  const out = new Uint8Array(body.length - (end - start) + ins.length);
+  out.set(body.subarray(0, start));
+  out.set(ins, start);
+  out.set(body.subarray(end), start + ins.length);
+  return out;
+}
+
+/** A structural edit at the k-th CRLF of the body (k = at mod their count). */
+function mutateLine(body: Uint8Array, at: number, op: LineOp): Uint8Array {
+  const breaks: number[] = [];
+  for (let i = 0; i + 1 < body.length; i++) if (body[i] === 0x0d && body[i + 1] === 0x0a) breaks.push(i);
+  if (breaks.length === 0) return body;
+  const k = at % breaks.length;
+  const crlf = breaks[k]!;
+  const lineStart = k === 0 ? 0 : breaks[k - 1]! + 2;
+  switch (op) {
+    case "lf":
+      return splice(body, crlf, crlf + 2, "\n");
+    case "cr":
+      return splice(body, crlf, crlf + 2, "\r");
+    case "pad":
+      return splice(body, crlf, crlf, " \t ");
+    case "dup":
+      return splice(body, lineStart, lineStart, latin1(body.subarray(lineStart, crlf + 2)));
+    case "drop":
+      return splice(body, lineStart, crlf + 2, "");
+    case "header":
+      return splice(body, crlf + 2, crlf + 2, `${extraHeader[at % extraHeader.length]}\r\n`);
+    case "close":
+      return splice(body, crlf, crlf, "\r\n--B0undary--");
+    default:
+      // The delimiter minus its last byte, then something else: the search must step past it.
+      return splice(body, crlf, crlf, "\r\n--B0undar\r\n--B0undarX");
+  }
+}
 
 function mutate(body: Uint8Array, m: Mutation): Uint8Array {
+  if (m.kind === "preamble") return splice(body, 0, 0, m.text);
+  if (m.kind === "epilogue") return splice(body, body.length, body.length, m.text);
   if (body.length === 0) return body;
+  if (m.kind === "line") return mutateLine(body, m.at, m.op);
   const at = m.at % body.length;
   switch (m.kind) {
     case "flip": {
