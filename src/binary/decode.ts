@@ -24,7 +24,7 @@ import {
   typedArrayConstructor,
 } from "../core/types.ts";
 import { shortAscii } from "./read-ascii.ts";
-import { type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
+import { abByteLength, abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
 import { COMPILE_AFTER, compileReader, internShape, readGeneric, type Shape } from "./read-shapes.ts";
 import {
   ARRAY,
@@ -741,12 +741,29 @@ interface ViewTarget {
   delta: number;
   /** Length of the (logical) buffer. */
   length: number;
+  /** Set when `buffer` is the input's own buffer (`copy: false`): the payload it aliases. */
+  alias: Alias | null;
+}
+
+/**
+ * Whether `copy: false` may alias the input's buffer: only a plain, fixed-length, unshared ArrayBuffer.
+ * A view over shared memory would let another thread change the value after decoding (and a typed array
+ * over a SharedArrayBuffer is not what was serialized); a resizable input could shrink under the view.
+ */
+function inputAliasable(): boolean {
+  const buffer = src.buffer;
+  try {
+    abByteLength.call(buffer);
+  } catch {
+    return false; // a SharedArrayBuffer
+  }
+  return abResizable === undefined || abResizable.call(buffer) !== true;
 }
 
 /** The buffer of a view: with `copy: false` a plain ArrayBuffer payload is aliased from the input. */
 function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
   const at = pos;
-  if (!copy && pos + 1 < end && src[pos] === EXT && src[pos + 1] === X_ARRAY_BUFFER) {
+  if (!copy && pos + 1 < end && src[pos] === EXT && src[pos + 1] === X_ARRAY_BUFFER && inputAliasable()) {
     const save = pos;
     pos += 2;
     const h = readBufferHeader(X_ARRAY_BUFFER, at);
@@ -755,8 +772,9 @@ function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
       const index = refs.length;
       refs.push(src.buffer);
       if (aliases === null) aliases = new Map();
-      aliases.set(index, { offset: absolute, length: h.length, copy: null });
-      return { buffer: src.buffer, delta: absolute, length: h.length };
+      const alias: Alias = { offset: absolute, length: h.length, copy: null };
+      aliases.set(index, alias);
+      return { buffer: src.buffer, delta: absolute, length: h.length, alias };
     }
     pos = save;
   }
@@ -765,12 +783,19 @@ function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
     pos++;
     const index = readVarint();
     const alias = aliases.get(index);
-    if (alias !== undefined) return { buffer: src.buffer, delta: alias.offset, length: alias.length };
+    if (alias !== undefined) {
+      if ((alias.offset + byteOffset) % elementSize === 0) {
+        return { buffer: src.buffer, delta: alias.offset, length: alias.length, alias };
+      }
+      // Misaligned for this element size (an earlier view of another type aliased the buffer): this
+      // view gets the buffer's copy, as a reference to the buffer as a value of its own does.
+      return { buffer: (alias.copy ??= copyAliased(alias)), delta: 0, length: alias.length, alias: null };
+    }
     pos = save;
   }
   const buffer = readValue();
   if (!isBuffer(buffer)) fail("ERR_BAD_VALUE", "A view's buffer is not an ArrayBuffer.", at);
-  return { buffer, delta: 0, length: buffer.byteLength };
+  return { buffer, delta: 0, length: buffer.byteLength, alias: null };
 }
 
 function readView(code: number, at: number): ArrayBufferView {
@@ -797,6 +822,14 @@ function readView(code: number, at: number): ArrayBufferView {
     (!tracking && length * size > target.length - byteOffset)
   ) {
     fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
+  }
+  if (tracking && target.alias !== null) {
+    // A length-tracking view over the input's buffer would run to the end of that buffer, past this
+    // payload (on a pooled Node Buffer, into other requests' bytes): it tracks the payload's own copy,
+    // the same copy a reference to this buffer as a value of its own gets.
+    const alias = target.alias;
+    target.buffer = alias.copy ??= copyAliased(alias);
+    target.delta = 0;
   }
   let out: ArrayBufferView;
   try {

@@ -51,7 +51,12 @@ export function makeBuffer(src: Uint8Array, h: BufferHeader, at: number): ArrayB
   return buffer;
 }
 
-const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+type Getter = (this: unknown) => unknown;
+export const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+/** Absent on hosts without resizable buffers. */
+export const abResizable = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get as
+  | Getter
+  | undefined;
 const sabByteLength =
   typeof SharedArrayBuffer === "function"
     ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
