@@ -115,6 +115,8 @@ interface Alias {
   copy: ArrayBuffer | null;
 }
 let aliases: Map<number, Alias> | null = null;
+/** Whether `src` is over a SharedArrayBuffer: -1 until a string needs to know (see decodeUtf8). */
+let sharedInput = -1;
 let active = false;
 
 function fail(code: StructuraErrorCode, message: string, at = pos): never {
@@ -188,6 +190,7 @@ function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
   registry = config.registry;
   copy = config.copy;
   aliases = null;
+  sharedInput = -1;
   if (end > 0 && bytes[0] !== MAGIC) {
     fail("ERR_VERSION", "The input is not structura binary data (wrong magic byte).", 0);
   }
@@ -229,7 +232,7 @@ function dv(): DataView {
 }
 
 function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
-  const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases };
+  const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases, sharedInput };
   try {
     return decodeFresh(bytes, config);
   } finally {
@@ -244,6 +247,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
     registry = saved.registry;
     copy = saved.copy;
     aliases = saved.aliases;
+    sharedInput = saved.sharedInput;
   }
 }
 
@@ -401,7 +405,20 @@ function readUtf8(n: number): string {
 
 function decodeUtf8(from: number, to: number): string {
   // Invalid UTF-8 decodes with U+FFFD replacements (the encoder never writes any).
-  return utf8Slice !== undefined ? utf8Slice.call(src, from, to) : textDecoder.decode(src.subarray(from, to));
+  if (utf8Slice !== undefined) return utf8Slice.call(src, from, to);
+  // Browsers' TextDecoder rejects views over a SharedArrayBuffer (the channel's ring): decode a
+  // non-shared copy of just this string's bytes. Whether the input is shared is found once per call.
+  if (sharedInput === -1) sharedInput = isShared(src.buffer) ? 1 : 0;
+  return textDecoder.decode(sharedInput === 1 ? src.slice(from, to) : src.subarray(from, to));
+}
+
+function isShared(buffer: ArrayBufferLike): boolean {
+  try {
+    abByteLength.call(buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 const UTF16_CHUNK = 4096;
@@ -752,11 +769,7 @@ interface ViewTarget {
  */
 function inputAliasable(): boolean {
   const buffer = src.buffer;
-  try {
-    abByteLength.call(buffer);
-  } catch {
-    return false; // a SharedArrayBuffer
-  }
+  if (isShared(buffer)) return false;
   return abResizable === undefined || abResizable.call(buffer) !== true;
 }
 
