@@ -14,7 +14,6 @@
  */
 
 import { DecodeError, LimitError, StructuraError, type StructuraErrorCode } from "../core/errors.ts";
-import { compile } from "../core/host.ts";
 import { type AnyCustomType, decodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
   buildError,
@@ -24,6 +23,9 @@ import {
   type TypedArrayConstructor,
   typedArrayConstructor,
 } from "../core/types.ts";
+import { shortAscii } from "./read-ascii.ts";
+import { abByteLength, abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
+import { COMPILE_AFTER, compileReader, internShape, readGeneric, type Shape } from "./read-shapes.ts";
 import {
   ARRAY,
   ARRAY_PROPS,
@@ -113,6 +115,8 @@ interface Alias {
   copy: ArrayBuffer | null;
 }
 let aliases: Map<number, Alias> | null = null;
+/** Whether `src` is over a SharedArrayBuffer: -1 until a string needs to know (see decodeUtf8). */
+let sharedInput = -1;
 let active = false;
 
 function fail(code: StructuraErrorCode, message: string, at = pos): never {
@@ -186,6 +190,7 @@ function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
   registry = config.registry;
   copy = config.copy;
   aliases = null;
+  sharedInput = -1;
   if (end > 0 && bytes[0] !== MAGIC) {
     fail("ERR_VERSION", "The input is not structura binary data (wrong magic byte).", 0);
   }
@@ -227,7 +232,7 @@ function dv(): DataView {
 }
 
 function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
-  const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases };
+  const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases, sharedInput };
   try {
     return decodeFresh(bytes, config);
   } finally {
@@ -242,6 +247,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
     registry = saved.registry;
     copy = saved.copy;
     aliases = saved.aliases;
+    sharedInput = saved.sharedInput;
   }
 }
 
@@ -397,171 +403,22 @@ function readUtf8(n: number): string {
   return decodeUtf8(start, start + n);
 }
 
-/**
- * Up to SHORT_ASCII bytes known to be ASCII: one fromCharCode call with explicit arguments per length.
- * Concatenating shorter pieces would allocate each piece and then copy them into the result (strings
- * under 13 characters are never ropes). Lengths past 8 are in a second function, so that this one
- * stays small enough for V8 to inline.
- */
-function shortAscii(b: Uint8Array, i: number, n: number): string {
-  switch (n) {
-    case 0:
-      return "";
-    case 1:
-      return fromCharCode(b[i]!);
-    case 2:
-      return fromCharCode(b[i]!, b[i + 1]!);
-    case 3:
-      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!);
-    case 4:
-      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!);
-    case 5:
-      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!);
-    case 6:
-      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!);
-    case 7:
-      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!);
-    case 8:
-      return fromCharCode(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!, b[i + 7]!);
-    default:
-      return longerAscii(b, i, n);
-  }
-}
-
-function longerAscii(b: Uint8Array, i: number, n: number): string {
-  switch (n) {
-    case 9:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-      );
-    case 10:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-      );
-    case 11:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-        b[i + 10]!,
-      );
-    case 12:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-        b[i + 10]!,
-        b[i + 11]!,
-      );
-    case 13:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-        b[i + 10]!,
-        b[i + 11]!,
-        b[i + 12]!,
-      );
-    case 14:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-        b[i + 10]!,
-        b[i + 11]!,
-        b[i + 12]!,
-        b[i + 13]!,
-      );
-    case 15:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-        b[i + 10]!,
-        b[i + 11]!,
-        b[i + 12]!,
-        b[i + 13]!,
-        b[i + 14]!,
-      );
-    case 16:
-      return fromCharCode(
-        b[i]!,
-        b[i + 1]!,
-        b[i + 2]!,
-        b[i + 3]!,
-        b[i + 4]!,
-        b[i + 5]!,
-        b[i + 6]!,
-        b[i + 7]!,
-        b[i + 8]!,
-        b[i + 9]!,
-        b[i + 10]!,
-        b[i + 11]!,
-        b[i + 12]!,
-        b[i + 13]!,
-        b[i + 14]!,
-        b[i + 15]!,
-      );
-    default:
-      return decodeUtf8(i, i + n);
-  }
-}
-
 function decodeUtf8(from: number, to: number): string {
   // Invalid UTF-8 decodes with U+FFFD replacements (the encoder never writes any).
-  return utf8Slice !== undefined ? utf8Slice.call(src, from, to) : textDecoder.decode(src.subarray(from, to));
+  if (utf8Slice !== undefined) return utf8Slice.call(src, from, to);
+  // Browsers' TextDecoder rejects views over a SharedArrayBuffer (the channel's ring): decode a
+  // non-shared copy of just this string's bytes. Whether the input is shared is found once per call.
+  if (sharedInput === -1) sharedInput = isShared(src.buffer) ? 1 : 0;
+  return textDecoder.decode(sharedInput === 1 ? src.slice(from, to) : src.subarray(from, to));
+}
+
+function isShared(buffer: ArrayBufferLike): boolean {
+  try {
+    abByteLength.call(buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 const UTF16_CHUNK = 4096;
@@ -715,25 +572,7 @@ function readObject(): object {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Records
-
-type Reader = (refs: unknown[]) => object;
-
-interface Shape {
-  readonly keys: readonly string[];
-  /** Decodes a record of this shape; the generic loop until compiled. */
-  read: Reader | null;
-  uses: number;
-  /** false when the shape cannot be compiled (a `__proto__` key, too many keys). */
-  readonly compilable: boolean;
-}
-
-/** Records of a shape read before its reader is compiled (across messages). */
-const COMPILE_AFTER = 2;
-const MAX_COMPILED_KEYS = 64;
-/** Bound on the process-wide shape cache, so hostile inputs cannot grow it without end. */
-const MAX_CACHED_SHAPES = 4096;
-const shapeCache = new Map<string, Shape>();
+// Records (shapes and their compiled readers: read-shapes.ts)
 
 function readShapeDefinition(): object {
   const at = pos - 1;
@@ -741,28 +580,9 @@ function readShapeDefinition(): object {
   if (n === 0) fail("ERR_BAD_VALUE", "A shape needs at least one key.", at);
   const keys: string[] = new Array(n);
   for (let i = 0; i < n; i++) keys[i] = readKey();
-  const signature = n === 1 ? keys[0]! : keys.join("\u0000");
-  let shape = shapeCache.get(signature);
-  // Keys may themselves contain U+0000, so equal signatures are confirmed key by key.
-  if (shape !== undefined && !sameKeys(shape.keys, keys)) shape = undefined;
-  if (shape === undefined) {
-    shape = {
-      keys,
-      read: null,
-      uses: 0,
-      compilable: n <= MAX_COMPILED_KEYS && !keys.includes("__proto__"),
-    };
-    if (shapeCache.size >= MAX_CACHED_SHAPES) shapeCache.clear();
-    shapeCache.set(signature, shape);
-  }
+  const shape = internShape(keys);
   shapes.push(shape);
   return readWithShape(shape);
-}
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function readRecord(id: number): object {
@@ -776,18 +596,13 @@ function readWithShape(shape: Shape): object {
   if (++depth > maxDepth) depthExceeded();
   let read = shape.read;
   if (read === null && shape.compilable && ++shape.uses > COMPILE_AFTER) {
-    read = compileReader(shape.keys) ?? readGeneric;
+    read = compileReader(shape.keys, readSlot, ABSENT) ?? readGeneric;
     shape.read = read;
   }
   const object = read === null || read === readGeneric ? readFields(shape.keys) : read(refs);
   depth--;
   return object;
 }
-
-/** Marks a shape whose reader could not be compiled: it uses the generic loop (never called). */
-const readGeneric: Reader = () => {
-  throw new Error("unreachable");
-};
 
 function readFields(keys: readonly string[]): object {
   const object: Record<string, unknown> = {};
@@ -797,34 +612,6 @@ function readFields(keys: readonly string[]): object {
     if (item !== ABSENT) setProperty(object, keys[i]!, item);
   }
   return object;
-}
-
-type ReaderFactory = (readSlot: () => unknown, absent: symbol) => Reader;
-
-/**
- * Builds, for keys `a`, `b`:
- *
- *   function read(refs) {
- *     var o = { "a": undefined, "b": undefined }, x;
- *     refs.push(o);                      // before the fields: they may refer back to it
- *     x = readSlot(); if (x === absent) delete o["a"]; else o["a"] = x;
- *     x = readSlot(); if (x === absent) delete o["b"]; else o["b"] = x;
- *     return o;
- *   }
- *
- * Keys are embedded as JSON string literals, which cannot break out of the string; shapes with a
- * `__proto__` key are never compiled (in a literal it would set the prototype).
- */
-function compileReader(keys: readonly string[]): Reader | null {
-  const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
-  let body = `return function read(refs){var o={${literal}},x;refs.push(o);`;
-  for (const key of keys) {
-    const k = JSON.stringify(key);
-    body += `x=readSlot();if(x===absent)delete o[${k}];else o[${k}]=x;`;
-  }
-  body += "return o;}";
-  const factory = compile<ReaderFactory>(["readSlot", "absent"], body);
-  return factory === null ? null : factory(readSlot, ABSENT);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -938,14 +725,6 @@ function readSet(): Set<unknown> {
   return set;
 }
 
-interface BufferHeader {
-  code: number;
-  max: number;
-  length: number;
-  /** Absolute offset of the payload in `src`. */
-  payload: number;
-}
-
 function readBufferHeader(code: number, at: number): BufferHeader {
   let max = -1;
   if (code === X_RESIZABLE_BUFFER || code === X_GROWABLE_SHARED_BUFFER) max = readVarint();
@@ -961,43 +740,9 @@ function readBufferHeader(code: number, at: number): BufferHeader {
   return { code, max, length, payload };
 }
 
-function makeBuffer(h: BufferHeader, at: number): ArrayBuffer | SharedArrayBuffer {
-  const bytes = src.subarray(h.payload, h.payload + h.length);
-  if (h.code === X_ARRAY_BUFFER) {
-    return bytes.slice().buffer;
-  }
-  let buffer: ArrayBuffer | SharedArrayBuffer;
-  try {
-    if (h.code === X_RESIZABLE_BUFFER) {
-      buffer = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer)(
-        h.length,
-        { maxByteLength: h.max },
-      );
-    } else {
-      if (typeof SharedArrayBuffer !== "function") {
-        fail("ERR_UNKNOWN_TYPE", "This host has no SharedArrayBuffer.", at);
-      }
-      buffer =
-        h.code === X_SHARED_BUFFER
-          ? new SharedArrayBuffer(h.length)
-          : new (
-              SharedArrayBuffer as unknown as new (
-                n: number,
-                o: { maxByteLength: number },
-              ) => SharedArrayBuffer
-            )(h.length, { maxByteLength: h.max });
-    }
-  } catch (error) {
-    if (error instanceof StructuraError) throw error;
-    fail("ERR_BAD_LENGTH", `A buffer's maximum length (${h.max}) cannot be allocated.`, at);
-  }
-  new Uint8Array(buffer).set(bytes);
-  return buffer;
-}
-
 function readBuffer(code: number, at: number): ArrayBuffer | SharedArrayBuffer {
   const index = reserve();
-  const buffer = makeBuffer(readBufferHeader(code, at), at);
+  const buffer = makeBuffer(src, readBufferHeader(code, at), at);
   refs[index] = buffer;
   return buffer;
 }
@@ -1013,12 +758,25 @@ interface ViewTarget {
   delta: number;
   /** Length of the (logical) buffer. */
   length: number;
+  /** Set when `buffer` is the input's own buffer (`copy: false`): the payload it aliases. */
+  alias: Alias | null;
+}
+
+/**
+ * Whether `copy: false` may alias the input's buffer: only a plain, fixed-length, unshared ArrayBuffer.
+ * A view over shared memory would let another thread change the value after decoding (and a typed array
+ * over a SharedArrayBuffer is not what was serialized); a resizable input could shrink under the view.
+ */
+function inputAliasable(): boolean {
+  const buffer = src.buffer;
+  if (isShared(buffer)) return false;
+  return abResizable === undefined || abResizable.call(buffer) !== true;
 }
 
 /** The buffer of a view: with `copy: false` a plain ArrayBuffer payload is aliased from the input. */
 function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
   const at = pos;
-  if (!copy && pos + 1 < end && src[pos] === EXT && src[pos + 1] === X_ARRAY_BUFFER) {
+  if (!copy && pos + 1 < end && src[pos] === EXT && src[pos + 1] === X_ARRAY_BUFFER && inputAliasable()) {
     const save = pos;
     pos += 2;
     const h = readBufferHeader(X_ARRAY_BUFFER, at);
@@ -1027,8 +785,9 @@ function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
       const index = refs.length;
       refs.push(src.buffer);
       if (aliases === null) aliases = new Map();
-      aliases.set(index, { offset: absolute, length: h.length, copy: null });
-      return { buffer: src.buffer, delta: absolute, length: h.length };
+      const alias: Alias = { offset: absolute, length: h.length, copy: null };
+      aliases.set(index, alias);
+      return { buffer: src.buffer, delta: absolute, length: h.length, alias };
     }
     pos = save;
   }
@@ -1037,34 +796,19 @@ function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
     pos++;
     const index = readVarint();
     const alias = aliases.get(index);
-    if (alias !== undefined) return { buffer: src.buffer, delta: alias.offset, length: alias.length };
+    if (alias !== undefined) {
+      if ((alias.offset + byteOffset) % elementSize === 0) {
+        return { buffer: src.buffer, delta: alias.offset, length: alias.length, alias };
+      }
+      // Misaligned for this element size (an earlier view of another type aliased the buffer): this
+      // view gets the buffer's copy, as a reference to the buffer as a value of its own does.
+      return { buffer: (alias.copy ??= copyAliased(alias)), delta: 0, length: alias.length, alias: null };
+    }
     pos = save;
   }
   const buffer = readValue();
   if (!isBuffer(buffer)) fail("ERR_BAD_VALUE", "A view's buffer is not an ArrayBuffer.", at);
-  return { buffer, delta: 0, length: buffer.byteLength };
-}
-
-const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
-const sabByteLength =
-  typeof SharedArrayBuffer === "function"
-    ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
-    : undefined;
-
-function isBuffer(value: unknown): value is ArrayBufferLike {
-  if (typeof value !== "object" || value === null) return false;
-  try {
-    abByteLength.call(value);
-    return true;
-  } catch {
-    if (sabByteLength === undefined) return false;
-    try {
-      sabByteLength.call(value);
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  return { buffer, delta: 0, length: buffer.byteLength, alias: null };
 }
 
 function readView(code: number, at: number): ArrayBufferView {
@@ -1091,6 +835,14 @@ function readView(code: number, at: number): ArrayBufferView {
     (!tracking && length * size > target.length - byteOffset)
   ) {
     fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
+  }
+  if (tracking && target.alias !== null) {
+    // A length-tracking view over the input's buffer would run to the end of that buffer, past this
+    // payload (on a pooled Node Buffer, into other requests' bytes): it tracks the payload's own copy,
+    // the same copy a reference to this buffer as a value of its own gets.
+    const alias = target.alias;
+    target.buffer = alias.copy ??= copyAliased(alias);
+    target.delta = 0;
   }
   let out: ArrayBufferView;
   try {

@@ -15,7 +15,7 @@
  */
 
 import { DataCloneError, describeValue, LimitError, StructuraError } from "../core/errors.ts";
-import { compile, proxyDetector } from "../core/host.ts";
+import { proxyDetector } from "../core/host.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, encodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
@@ -87,6 +87,27 @@ import {
   X_STRING,
   X_TYPED_ARRAY,
 } from "./tags.ts";
+import {
+  abByteLength,
+  abMaxByteLength,
+  abResizable,
+  ERROR_NAME_IDS,
+  isDetached,
+  sabByteLength,
+  sabGrowable,
+  sabMaxByteLength,
+} from "./write-payloads.ts";
+import {
+  COMPILE_AFTER,
+  compileWriter,
+  lookupShape,
+  MAX_COMPILED_KEYS,
+  MAX_SHAPE_KEYS,
+  privateShapeTree,
+  type ShapeNode,
+  sameKeys,
+  writeFieldsGeneric,
+} from "./write-shapes.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Refusals
@@ -253,58 +274,6 @@ let lastShape: ShapeNode | null = null;
 let prevShape: ShapeNode | null = null;
 
 // ---------------------------------------------------------------------------------------------------
-// Shapes
-
-class ShapeNode {
-  next: Map<string, ShapeNode> | null = null;
-  /** Set on the node where a key list ends. */
-  keys: readonly string[] | null = null;
-  /** The message (epoch) in which this shape was last defined, and its id there. */
-  epoch = 0;
-  id = 0;
-  /** Records of this shape written so far (across messages), until its writer is compiled. */
-  uses = 0;
-  /** The compiled field writer; null until compiled, `writeFieldsGeneric` if it cannot be. */
-  write: FieldWriter | null = null;
-}
-
-/** Records with more keys are written as plain key/value objects. */
-const MAX_SHAPE_KEYS = 256;
-/** Bound on the transition tree, so adversarial key sets cannot grow memory without end. */
-const MAX_NODES = 32768;
-let root = new ShapeNode();
-let nodeCount = 0;
-
-function lookupShape(keys: readonly string[]): ShapeNode {
-  let node = root;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    let next = node.next;
-    if (next === null) next = node.next = new Map();
-    let child = next.get(key);
-    if (child === undefined) {
-      if (++nodeCount > MAX_NODES) {
-        root = new ShapeNode();
-        nodeCount = 0;
-        return lookupShape(keys);
-      }
-      child = new ShapeNode();
-      next.set(key, child);
-    }
-    node = child;
-  }
-  if (node.keys === null) node.keys = keys;
-  return node;
-}
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  const n = a.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Entry point
 
 export interface EncodeConfig {
@@ -413,15 +382,11 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
   depth = 0;
   // Shapes defined in the outer message keep their ids: give the inner message its own epoch, and the
   // outer one a fresh epoch afterwards would lose its definitions, so inner shapes use a private tree.
-  const savedRoot = root;
-  const savedCount = nodeCount;
-  root = new ShapeNode();
-  nodeCount = 0;
+  const restoreShapes = privateShapeTree();
   try {
     return encodeFresh(value, config);
   } finally {
-    root = savedRoot;
-    nodeCount = savedCount;
+    restoreShapes();
     target = saved.target;
     view = saved.view;
     pos = saved.pos;
@@ -757,7 +722,16 @@ function writeRecord(value: object, keys: string[]): void {
   }
   let write = shape.write;
   if (write === null && ++shape.uses > COMPILE_AFTER) {
-    write = (n <= MAX_COMPILED_KEYS ? compileWriter(shape.keys!) : null) ?? writeFieldsGeneric;
+    write =
+      (n <= MAX_COMPILED_KEYS
+        ? compileWriter(
+            shape.keys!,
+            writeValue,
+            writeHole,
+            annotate as (error: unknown, key: string) => unknown,
+            hasOwn,
+          )
+        : null) ?? writeFieldsGeneric;
     shape.write = write;
   }
   if (write !== null && write !== writeFieldsGeneric) write(value);
@@ -786,63 +760,6 @@ function writeFields(value: object, keys: readonly string[], n: number): void {
 function writeHole(): void {
   if (pos > safeEnd) grow(SLACK);
   target[pos++] = HOLE;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Compiled record writers
-
-/**
- * Writes the values of one record whose own enumerable keys are exactly its shape's keys. A loop over
- * the keys reads `source[key]` with a different key each time, a megamorphic keyed load (~20 ns on V8);
- * a writer compiled per shape reads each key by a constant name instead, an inline-cache hit.
- */
-type FieldWriter = (source: object) => void;
-
-/** Records of a shape written by the generic loop before its writer is compiled (across messages). */
-const COMPILE_AFTER = 2;
-/** Wider records keep the generic loop: a long body gains little and costs compile time. */
-const MAX_COMPILED_KEYS = 64;
-
-/** Marks a shape whose writer could not be compiled: it keeps the generic loop (never called). */
-const writeFieldsGeneric: FieldWriter = () => {
-  throw new Error("unreachable");
-};
-
-type WriterFactory = (
-  writeValue: (value: unknown) => void,
-  writeHole: () => void,
-  annotate: (error: unknown, key: string) => unknown,
-  hasOwn: (this: object, key: string) => boolean,
-  keys: readonly string[],
-) => FieldWriter;
-
-/**
- * Builds, for keys `a`, `b`:
- *
- *   function write(s) {
- *     var x, k = 0;
- *     try {
- *       x = s["a"]; if (x === undefined && !hasOwn.call(s, "a")) writeHole(); else writeValue(x);
- *       k = 1;
- *       x = s["b"]; if (x === undefined && !hasOwn.call(s, "b")) writeHole(); else writeValue(x);
- *     } catch (e) { throw annotate(e, keys[k]); }
- *   }
- *
- * The same reads, in the same order, as `writeFields`, so getters see the same walk. Keys are embedded
- * as JSON string literals, which cannot break out of the string; a member read (unlike a literal) gives
- * `__proto__` no special meaning, so every key list compiles. Returns null when codegen is off/refused.
- */
-function compileWriter(keys: readonly string[]): FieldWriter | null {
-  let body = "return function write(s){var x,k=0;try{";
-  for (let i = 0; i < keys.length; i++) {
-    const key = JSON.stringify(keys[i]);
-    if (i > 0) body += `k=${i};`;
-    body += `x=s[${key}];if(x===undefined&&!hasOwn.call(s,${key}))writeHole();else writeValue(x);`;
-  }
-  body += "}catch(e){throw annotate(e,keys[k]);}}";
-  const factory = compile<WriterFactory>(["writeValue", "writeHole", "annotate", "hasOwn", "keys"], body);
-  if (factory === null) return null;
-  return factory(writeValue, writeHole, annotate as (error: unknown, key: string) => unknown, hasOwn, keys);
 }
 
 /** key/value pairs, for OBJECT and the property lists of arrays. Keys present in `keys` but deleted
@@ -1104,34 +1021,6 @@ function writeBytes(bytes: Uint8Array): void {
   pos += bytes.length;
 }
 
-// Buffers are read through the intrinsic getters (by slot): a buffer whose prototype was swapped or
-// that has own properties shadowing these must still serialize as what it is.
-type Getter = (this: unknown) => unknown;
-function intrinsic(proto: object | undefined, key: string): Getter | undefined {
-  return proto === undefined
-    ? undefined
-    : (Object.getOwnPropertyDescriptor(proto, key)?.get as Getter | undefined);
-}
-const SharedProto = typeof SharedArrayBuffer === "function" ? SharedArrayBuffer.prototype : undefined;
-const abByteLength = intrinsic(ArrayBuffer.prototype, "byteLength")!;
-const abDetached = intrinsic(ArrayBuffer.prototype, "detached");
-const abResizable = intrinsic(ArrayBuffer.prototype, "resizable");
-const abMaxByteLength = intrinsic(ArrayBuffer.prototype, "maxByteLength");
-const sabByteLength = intrinsic(SharedProto, "byteLength");
-const sabGrowable = intrinsic(SharedProto, "growable");
-const sabMaxByteLength = intrinsic(SharedProto, "maxByteLength");
-
-function isDetached(buffer: ArrayBuffer): boolean {
-  if (abDetached !== undefined) return abDetached.call(buffer) === true;
-  if (abByteLength.call(buffer) !== 0) return false;
-  try {
-    new Uint8Array(buffer);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 function writeArrayBuffer(buffer: ArrayBuffer): void {
   const byteLength = abByteLength.call(buffer) as number;
   if (byteLength === 0 && isDetached(buffer)) {
@@ -1178,16 +1067,6 @@ function writeView(view: ArrayBufferView, kind: Kind): void {
   writeObject(buffer);
   remember(view);
 }
-
-const ERROR_NAME_IDS: Record<string, number> = {
-  Error: 0,
-  EvalError: 1,
-  RangeError: 2,
-  ReferenceError: 3,
-  SyntaxError: 4,
-  TypeError: 5,
-  URIError: 6,
-};
 
 function writeError(error: object): void {
   if (++depth > maxDepth) depthExceeded();

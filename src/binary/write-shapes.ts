@@ -1,0 +1,134 @@
+/**
+ * The encoder's record shapes: a process-wide transition tree (key by key) from key lists to shape
+ * nodes, and the per-shape field writers compiled once a shape repeats (see core/host.ts `compile`).
+ * encode.ts writes the records; this module finds their shape and builds their writers.
+ */
+
+import { compile } from "../core/host.ts";
+
+/**
+ * Writes the values of one record whose own enumerable keys are exactly its shape's keys. A loop over
+ * the keys reads `source[key]` with a different key each time, a megamorphic keyed load (~20 ns on V8);
+ * a writer compiled per shape reads each key by a constant name instead, an inline-cache hit.
+ */
+export type FieldWriter = (source: object) => void;
+
+export class ShapeNode {
+  next: Map<string, ShapeNode> | null = null;
+  /** Set on the node where a key list ends. */
+  keys: readonly string[] | null = null;
+  /** The message (epoch) in which this shape was last defined, and its id there. */
+  epoch = 0;
+  id = 0;
+  /** Records of this shape written so far (across messages), until its writer is compiled. */
+  uses = 0;
+  /** The compiled field writer; null until compiled, `writeFieldsGeneric` if it cannot be. */
+  write: FieldWriter | null = null;
+}
+
+/** Records with more keys are written as plain key/value objects. */
+export const MAX_SHAPE_KEYS = 256;
+/** Bound on the transition tree, so adversarial key sets cannot grow memory without end. */
+const MAX_NODES = 32768;
+let root = new ShapeNode();
+let nodeCount = 0;
+
+export function lookupShape(keys: readonly string[]): ShapeNode {
+  let node = root;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    let next = node.next;
+    if (next === null) next = node.next = new Map();
+    let child = next.get(key);
+    if (child === undefined) {
+      if (++nodeCount > MAX_NODES) {
+        root = new ShapeNode();
+        nodeCount = 0;
+        return lookupShape(keys);
+      }
+      child = new ShapeNode();
+      next.set(key, child);
+    }
+    node = child;
+  }
+  if (node.keys === null) node.keys = keys;
+  return node;
+}
+
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  const n = a.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Gives a re-entrant serialize its own transition tree (shapes defined in the outer message keep their
+ * ids and epochs); returns the function that puts the outer tree back.
+ */
+export function privateShapeTree(): () => void {
+  const savedRoot = root;
+  const savedCount = nodeCount;
+  root = new ShapeNode();
+  nodeCount = 0;
+  return () => {
+    root = savedRoot;
+    nodeCount = savedCount;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Compiled record writers
+
+/** Records of a shape written by the generic loop before its writer is compiled (across messages). */
+export const COMPILE_AFTER = 2;
+/** Wider records keep the generic loop: a long body gains little and costs compile time. */
+export const MAX_COMPILED_KEYS = 64;
+
+/** Marks a shape whose writer could not be compiled: it keeps the generic loop (never called). */
+export const writeFieldsGeneric: FieldWriter = () => {
+  throw new Error("unreachable");
+};
+
+type WriterFactory = (
+  writeValue: (value: unknown) => void,
+  writeHole: () => void,
+  annotate: (error: unknown, key: string) => unknown,
+  hasOwn: (this: object, key: string) => boolean,
+  keys: readonly string[],
+) => FieldWriter;
+
+/**
+ * Builds, for keys `a`, `b`:
+ *
+ *   function write(s) {
+ *     var x, k = 0;
+ *     try {
+ *       x = s["a"]; if (x === undefined && !hasOwn.call(s, "a")) writeHole(); else writeValue(x);
+ *       k = 1;
+ *       x = s["b"]; if (x === undefined && !hasOwn.call(s, "b")) writeHole(); else writeValue(x);
+ *     } catch (e) { throw annotate(e, keys[k]); }
+ *   }
+ *
+ * The same reads, in the same order, as `writeFields`, so getters see the same walk. Keys are embedded
+ * as JSON string literals, which cannot break out of the string; a member read (unlike a literal) gives
+ * `__proto__` no special meaning, so every key list compiles. Returns null when codegen is off/refused.
+ */
+export function compileWriter(
+  keys: readonly string[],
+  writeValue: (value: unknown) => void,
+  writeHole: () => void,
+  annotate: (error: unknown, key: string) => unknown,
+  hasOwn: (this: object, key: string) => boolean,
+): FieldWriter | null {
+  let body = "return function write(s){var x,k=0;try{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = JSON.stringify(keys[i]);
+    if (i > 0) body += `k=${i};`;
+    body += `x=s[${key}];if(x===undefined&&!hasOwn.call(s,${key}))writeHole();else writeValue(x);`;
+  }
+  body += "}catch(e){throw annotate(e,keys[k]);}}";
+  const factory = compile<WriterFactory>(["writeValue", "writeHole", "annotate", "hasOwn", "keys"], body);
+  if (factory === null) return null;
+  return factory(writeValue, writeHole, annotate, hasOwn, keys);
+}
