@@ -9,6 +9,8 @@ type Json = unknown;
 
 const isArray = Array.isArray;
 const keysOf = Object.keys;
+const getProto = Object.getPrototypeOf;
+const ObjectProto = Object.prototype;
 const POSITION = /position (\d+)/;
 const JSON_SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/;
 const TRUNCATED = /end of JSON input|Unterminated string/;
@@ -91,20 +93,44 @@ export function jsonErrorOffset(text: string): number {
 /** The path (indices and keys) from `root` to the JSON container `target`, by identity; error path only. */
 export function pathIn(root: Json, target: Json): (number | string)[] | null {
   if (root === target) return [];
-  const stack: { value: Json; path: (number | string)[] }[] = [{ value: root, path: [] }];
-  // Parts of the tree have become result objects by now, which may be cyclic.
-  const seen = new Set<Json>();
+  if (typeof root !== "object" || root === null) return null;
+  // Parent links, one per container: a path copied per child would cost depth × width (a text 2,000
+  // deep then 100,000 wide made 2·10^8 path entries). Parts of the tree have become result objects by
+  // now, which may be shared or cyclic (each is visited once) and may be user values from a reviver
+  // (only arrays and plain objects are entered, and a throwing one is skipped).
+  const parent = new Map<object, object>();
+  const keyIn = new Map<object, number | string>();
+  parent.set(root, root);
+  const stack: object[] = [root];
   while (stack.length !== 0) {
-    const { value, path } = stack.pop()!;
-    if (typeof value !== "object" || value === null || seen.has(value)) continue;
-    seen.add(value);
-    const keys: (number | string)[] = isArray(value) ? value.map((_, i) => i) : keysOf(value);
-    for (const key of keys) {
-      const child = (value as Record<string | number, Json>)[key];
-      if (typeof child !== "object" || child === null) continue;
-      const childPath = [...path, key];
-      if (child === target) return childPath;
-      stack.push({ value: child, path: childPath });
+    const value = stack.pop()!;
+    let keys: string[];
+    let array: boolean;
+    try {
+      array = isArray(value);
+      if (!array && getProto(value) !== ObjectProto) continue;
+      // Own keys, never `length`: a sparse result array may be 2^32 - 1 long.
+      keys = keysOf(value);
+    } catch {
+      continue;
+    }
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      let child: Json;
+      try {
+        child = (value as Record<string, Json>)[key];
+      } catch {
+        continue;
+      }
+      if (typeof child !== "object" || child === null || parent.has(child)) continue;
+      parent.set(child, value);
+      keyIn.set(child, array ? Number(key) : key);
+      if (child === target) {
+        const path: (number | string)[] = [];
+        for (let at: object = child; at !== root; at = parent.get(at)!) path.push(keyIn.get(at)!);
+        return path.reverse();
+      }
+      stack.push(child);
     }
   }
   return null;

@@ -17,7 +17,7 @@ import {
   typedArrayConstructor,
 } from "../core/types.ts";
 import { base64ToBytes } from "./base64.ts";
-import { fillerFor, type Shape } from "./fillers.ts";
+import { fillerFor, newShape, type Shape, UNDEFINED_BUDGET } from "./fillers.ts";
 import { FIRST_DEFERRED, LONG_STRING, MAX_NESTING, ROOT_AT, SHAPES_AT, SIGIL_CODE, Tag } from "./format.ts";
 
 type Json = unknown;
@@ -77,6 +77,10 @@ export class Reader {
   readonly queueNodes: Json[] = [];
   readonly queueKinds: Fill[] = [];
   depth = 0;
+  /** Source compiled for fillers in this call (see fillerFor). */
+  compiledSource = 0;
+  /** Undefined members records may still make past UNDEFINED_FREE each. */
+  undefinedBudget = UNDEFINED_BUDGET;
   /** Whether for-in visits exactly the own keys of a JSON object (see `fillObject`). */
   plainForIn: boolean;
   /** The JSON container being read, for error positions. */
@@ -119,7 +123,7 @@ export class Reader {
         undefinedAt[i] = absent;
       }
       if (new Set(keys).size !== keys.length) this.fail("ERR_BAD_VALUE", "A shape lists a key twice.");
-      shapes[s] = { keys, undefinedAt, count, plainKeys, uses: 0, filler: null };
+      shapes[s] = newShape(keys, undefinedAt, count, plainKeys);
     }
     return shapes;
   }
@@ -141,15 +145,25 @@ export class Reader {
   /** Fills the containers queued from `from` on (and any they queue): at the end, and for custom data. */
   drain(from: number): void {
     const queue = this.queue;
+    // A queued container is one level below where the filling happens (the top, or a custom node), as
+    // ROOT is one level below the top: its members are two levels below, and so on to maxDepth.
+    const base = this.depth;
+    if (base >= this.maxDepth && from < queue.length) this.tooDeep();
     for (let i = from; i < queue.length; i++) {
       const node = this.queueNodes[i];
       if (node === DRAINED) continue;
       this.queueNodes[i] = DRAINED;
       const saved = this.at;
       this.at = node;
+      this.depth = base + 1;
       this.fill(queue[i], node, this.queueKinds[i]!);
+      this.depth = base;
       this.at = saved;
     }
+  }
+
+  tooDeep(): never {
+    throw new LimitError("depth", this.maxDepth, `The text nests deeper than ${this.maxDepth} levels.`);
   }
 
   /** The value of any slot. */
@@ -289,11 +303,10 @@ export class Reader {
             shell = this.newError(node);
             break;
           default: {
-            // Anything else is read whole right here (the writer wrote it right here too).
-            const depth = this.depth;
-            this.depth = 0;
+            // Anything else is read whole right here (the writer wrote it right here too), one level
+            // below the node holding the deferral point, as if it were inline: its depth does not start
+            // afresh, or a chain of such entries (views on views, custom data) would recurse unbounded.
             const value = this.node(node);
-            this.depth = depth;
             this.at = saved;
             return value;
           }
@@ -312,9 +325,7 @@ export class Reader {
 
   /** A JSON object or array in a slot: a new object. */
   node(x: object): unknown {
-    if (++this.depth > this.maxDepth) {
-      throw new LimitError("depth", this.maxDepth, `The text nests deeper than ${this.maxDepth} levels.`);
-    }
+    if (++this.depth > this.maxDepth) this.tooDeep();
     const saved = this.at;
     this.at = x;
     let value: unknown;
@@ -348,9 +359,9 @@ export class Reader {
   shaped(node: Json[], head: number): unknown {
     const shape = this.shapeAt(head, node);
     let filler = shape.filler;
-    if (filler === null && ++shape.uses === 2) {
-      // Compiled from the second object on: one-off shapes are not worth a compile.
-      filler = shape.filler = fillerFor(shape, JSON.stringify((this.top[SHAPES_AT] as Json[])[head]));
+    if (filler === null && ++shape.uses >= shape.compileAt) {
+      // Compiled from a repeat on (one-off shapes are not worth a compile), within the call's budget.
+      filler = shape.filler = fillerFor(shape, (this.top[SHAPES_AT] as Json[])[head], this);
     }
     if (filler !== null) return filler(node, this);
     const o: Record<string, unknown> = {};
@@ -360,6 +371,7 @@ export class Reader {
   }
 
   fillShaped(o: Record<string, unknown>, node: Json[], shape: Shape): void {
+    if (shape.excess !== 0) this.spendUndefined(shape.excess);
     const keys = shape.keys;
     const undefinedAt = shape.undefinedAt;
     let j = 1;
@@ -394,6 +406,18 @@ export class Reader {
       // `o` has its own data property for every key (JSON.parse defines them), `__proto__` included,
       // so this assignment writes that property and never reaches a prototype setter.
       o[key] = this.slot(o[key]);
+    }
+  }
+
+  /** Charges undefined members past UNDEFINED_FREE of one record (see UNDEFINED_BUDGET). */
+  spendUndefined(excess: number): void {
+    this.undefinedBudget -= excess;
+    if (this.undefinedBudget < 0) {
+      throw new LimitError(
+        "undefinedMembers",
+        UNDEFINED_BUDGET,
+        `Records of large shapes make more than ${UNDEFINED_BUDGET} undefined members.`,
+      );
     }
   }
 
@@ -454,7 +478,12 @@ export class Reader {
     const keys = keysOf(props);
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
-      if (ARRAY_INDEX.test(key)) {
+      // An array index is a canonical integer below 2^32 - 1; "4294967295" and above are ordinary
+      // properties of an array (the writer writes them among the others).
+      if (
+        ARRAY_INDEX.test(key) &&
+        (key.length < 10 || (key.length === 10 && Number(key) < MAX_ARRAY_LENGTH))
+      ) {
         const index = Number(key);
         if (index >= length) this.fail("ERR_BAD_VALUE", `Array index ${key} is not below the length.`);
         target[index] = this.slot(props[key]);

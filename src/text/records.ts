@@ -23,6 +23,8 @@ export interface Family {
   lastMask: number;
   lastIndex: number;
   uses: number;
+  /** The use at which `compileWriter` is asked (again); Infinity: never in this call. */
+  compileAt: number;
   write: RecordWriter | null;
   /** Hints: the family of the record met last as member i (see `Writer.hintFrom`). */
   readonly kids: (Family | undefined)[];
@@ -76,10 +78,27 @@ export const COMPILE_AFTER = 2;
  * Keys are embedded as JSON string literals, which cannot break out of the string. Not used in lenient
  * mode (compat), where a member may be left out.
  */
-export function compileWriter(keys: string[], mask: number): RecordWriter | null {
+export function compileWriter(family: Family, w: Writer, depth: number): RecordWriter | null {
+  if (w.base + depth > COMPILE_DEPTH) {
+    // `new Function` needs stack of its own: asked again at the family's next record.
+    family.compileAt = family.uses + 1;
+    return null;
+  }
+  const keys = family.keys;
+  const mask = family.lastMask;
   const id = `${mask}:${JSON.stringify(keys)}`;
   const cached = writerCache.get(id);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) {
+    writerCache.delete(id);
+    writerCache.set(id, cached);
+    return cached.write;
+  }
+  const needed = w.compiledSource < EAGER_SOURCE ? COMPILE_AFTER : COMPILE_AFTER_LATE;
+  if (family.uses < needed) {
+    family.compileAt = needed;
+    return null;
+  }
+  family.compileAt = Number.POSITIVE_INFINITY;
   const n = keys.length;
   let body = "return function write(w,s,d,f){var m=0,x,y";
   for (let i = 0; i < n; i++) body += `,v${i}`;
@@ -97,16 +116,40 @@ export function compileWriter(keys: string[], mask: number): RecordWriter | null
   body += "];var o=[w.variant(f,m)];";
   for (let i = 0; i < n; i++) body += `if((m&${1 << i})===0)o.push(v${i});`;
   body += "return o;};";
+  if (w.compiledSource + body.length > MAX_CALL_SOURCE) return null;
+  w.compiledSource += body.length;
   const factory = compile<() => RecordWriter>([], body);
-  const write = factory === null ? null : factory();
-  if (writerCache.size >= WRITER_CACHE_SIZE) writerCache.clear();
-  writerCache.set(id, write);
+  // A failure is not cached: it is this compile's, not the key list's.
+  if (factory === null) return null;
+  const write = factory();
+  const size = 2 * (id.length + body.length);
+  if (size > WRITER_CACHE_BYTES) return write;
+  writerCacheBytes += size;
+  writerCache.set(id, { write, size });
+  for (const [key, old] of writerCache) {
+    if (writerCacheBytes <= WRITER_CACHE_BYTES) break;
+    writerCache.delete(key);
+    writerCacheBytes -= old.size;
+  }
   return write;
 }
 
-/** Compiled writers by key list, shared across calls (an application writes the same records again). */
-const writerCache = new Map<string, RecordWriter | null>();
-const WRITER_CACHE_SIZE = 256;
+/**
+ * Compiled writers by key list and mask, shared across calls (an application writes the same records
+ * again). Bounded by the UTF-16 size of ids and sources, oldest evicted first.
+ */
+const writerCache = new Map<string, { write: RecordWriter; size: number }>();
+export const WRITER_CACHE_BYTES = 2 * 1024 * 1024;
+let writerCacheBytes = 0;
+/**
+ * Compiling must pay for itself: one call compiles at the second record of a key list until it has
+ * compiled EAGER_SOURCE, then at the COMPILE_AFTER_LATE-th, and never more than MAX_CALL_SOURCE; only
+ * within COMPILE_DEPTH of the top of the writer's recursion.
+ */
+const EAGER_SOURCE = 64 * 1024;
+const COMPILE_AFTER_LATE = 16;
+const MAX_CALL_SOURCE = 512 * 1024;
+const COMPILE_DEPTH = 80;
 
 export function sameKeys(a: string[], b: string[]): boolean {
   if (a.length !== b.length) return false;

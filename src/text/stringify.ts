@@ -13,9 +13,12 @@
  * written with a bounded stack (and the output nests no deeper than JSON.stringify can recurse).
  */
 
-import { DataCloneError } from "../core/errors.ts";
+import { DataCloneError, LimitError } from "../core/errors.ts";
+import { depthOption } from "../core/options.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, TypeRegistry } from "../core/registry.ts";
+import { MAX_NESTING } from "./format.ts";
+import { isStackOverflow } from "./locate.ts";
 import { emitSpine, NEVER, TEXT_AFTER } from "./pieces.ts";
 import { Refusal, Writer, type WriterHooks } from "./writer.ts";
 
@@ -34,6 +37,12 @@ export interface StringifyOptions {
   types?: readonly AnyCustomType[] | undefined;
   /** A prepared registry of custom types (instead of `types`). */
   registry?: TypeRegistry | undefined;
+  /**
+   * How deeply the text may nest where the writer cannot defer (custom types inside custom types'
+   * data): default 1000, `parse`'s default, so whatever is written reads back. Ordinary containers
+   * never come near it (they are deferred below 64 levels). Deeper is a LimitError.
+   */
+  maxDepth?: number | undefined;
 }
 
 type Json = unknown;
@@ -61,12 +70,17 @@ export function registryFor(
 }
 
 /** @internal The text's JSON tree for `value` (the text is `JSON.stringify` of it). */
-export function toTree(value: unknown, registry: TypeRegistry, hooks: WriterHooks | null): Json[] {
-  const writer = new Writer(registry, hooks, NEVER);
+export function toTree(
+  value: unknown,
+  registry: TypeRegistry,
+  hooks: WriterHooks | null,
+  maxDepth: number = MAX_NESTING,
+): Json[] {
+  const writer = new Writer(registry, hooks, NEVER, maxDepth);
   try {
     return writer.run(value);
   } catch (error) {
-    throw located(error, value);
+    throw located(error, value, maxDepth);
   }
 }
 
@@ -74,24 +88,33 @@ export function toTree(value: unknown, registry: TypeRegistry, hooks: WriterHook
  * @internal The text of `value`: `JSON.stringify(toTree(value))`, but with subtrees of `textAfter`
  * objects turned into text as they are completed.
  */
-export function toText(value: unknown, registry: TypeRegistry, textAfter: number = TEXT_AFTER): string {
-  const writer = new Writer(registry, null, textAfter);
-  let top: Json[];
+export function toText(
+  value: unknown,
+  registry: TypeRegistry,
+  textAfter: number = TEXT_AFTER,
+  maxDepth: number = MAX_NESTING,
+): string {
+  const writer = new Writer(registry, null, textAfter, maxDepth);
   try {
-    top = writer.run(value);
+    const top = writer.run(value);
+    if (writer.raws === 0) return JSON.stringify(top);
+    return emitSpine(top, writer.spines ?? new Set());
   } catch (error) {
-    throw located(error, value);
+    throw located(error, value, maxDepth);
   }
-  if (writer.raws === 0) return JSON.stringify(top);
-  return emitSpine(top, writer.spines ?? new Set());
 }
 
 /** A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
-function located(error: unknown, value: unknown): unknown {
+function located(error: unknown, value: unknown, maxDepth: number): unknown {
   if (error instanceof Refusal) {
     const segments = error.holder === null ? [] : (pathTo(value, error.holder) ?? []);
     if (error.segment !== null) segments.push(error.segment);
     return new DataCloneError(error.message, formatPath(segments));
+  }
+  // The writer's own recursion is bounded (DEFER_DEPTH, maxDepth), but it runs on the caller's stack,
+  // inside user code (custom encoders, replacers) that may be deep already.
+  if (isStackOverflow(error)) {
+    return new LimitError("depth", maxDepth, "The value nests too deeply for this stack.", { cause: error });
   }
   return error;
 }
@@ -120,10 +143,11 @@ export function escapeHtml(text: string): string {
 /** Writes `value` as structura text (valid JSON). Throws DataCloneError (with a path) for what it refuses. */
 export function stringify(value: unknown, options?: StringifyOptions): string {
   const space = options?.space;
+  const maxDepth = depthOption(options?.maxDepth, MAX_NESTING);
   const text =
     space === undefined
-      ? toText(value, registryFor(options))
-      : JSON.stringify(toTree(value, registryFor(options), null), null, space);
+      ? toText(value, registryFor(options), TEXT_AFTER, maxDepth)
+      : JSON.stringify(toTree(value, registryFor(options), null, maxDepth), null, space);
   return options?.html === true ? escapeHtml(text) : text;
 }
 

@@ -4,7 +4,7 @@
  */
 
 import { anchorHiddenClass } from "../core/anchor.ts";
-import { describeValue } from "../core/errors.ts";
+import { describeValue, LimitError } from "../core/errors.ts";
 import { proxyDetector } from "../core/host.ts";
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, encodeCustom, type TypeRegistry } from "../core/registry.ts";
@@ -32,6 +32,7 @@ import {
   HEADER,
   LONG_STRING,
   LONG_STRING_PREFIX,
+  MAX_NESTING,
   NAN,
   NEGATIVE_INFINITY,
   NEGATIVE_ZERO,
@@ -148,8 +149,27 @@ export class Writer {
   raws = 0;
   /** The containers of the tree holding Raw pieces (below them, or as their own members). */
   spines: Set<object> | null = null;
+  /**
+   * How deep a reader will count the node being written at depth 0: `depth` restarts at 0 in every
+   * entry, but an entry written at once (custom types, leaves) or for a custom type's data is read
+   * where it is referred to, below its holder (see Reader.deferred and Reader.drain). `room` is
+   * maxDepth - base: `node` refuses a depth past it, so every text written reads back within maxDepth
+   * and the recursion here is bounded through custom types too.
+   */
+  base = 0;
+  room: number;
+  /** Custom values whose data is being written: a reference to one of them is refused (see `ref`). */
+  readonly pending: object[] = [];
+  /** Source compiled for record writers in this call (see compileWriter). */
+  compiledSource = 0;
 
-  constructor(registry: TypeRegistry, hooks: WriterHooks | null, textAfter: number) {
+  constructor(
+    registry: TypeRegistry,
+    hooks: WriterHooks | null,
+    textAfter: number,
+    readonly maxDepth: number = MAX_NESTING,
+  ) {
+    this.room = maxDepth;
     this.textAfter = textAfter;
     this.forIn = hooks === null && !inheritsEnumerable();
     this.registry = registry.size === 0 ? null : registry;
@@ -161,7 +181,8 @@ export class Writer {
   run(value: unknown): Json[] {
     const root = this.slot(value, null, null, 0);
     this.top[2] = root === OMIT ? UNDEFINED : root;
-    this.drain(0);
+    // Entries are read from the top: one level down, as ROOT is.
+    this.drain(0, 1);
     return this.top;
   }
 
@@ -169,13 +190,13 @@ export class Writer {
    * Writes the deferred entries queued from `from` on (and any they queue). Run at the end, and right
    * after a custom type's data: the reader completes that data before reviving it, in the same order.
    */
-  drain(from: number): void {
+  drain(from: number, base: number): void {
     const queue = this.queue;
     for (let i = from; i < queue.length; i++) {
       const source = queue[i];
       if (source === null) continue;
       queue[i] = null;
-      const node = this.entry(source!);
+      const node = this.entry(source!, base);
       // An empty null-prototype object is the string "~N" inline; an entry must be a node.
       this.top[this.queueAt[i]!] = node === EMPTY_NULL_OBJECT ? [Tag.NullObject, {}] : node;
     }
@@ -210,6 +231,7 @@ export class Writer {
 
   /** `~<id>`; the strings are kept, since an object met again is usually met many times. */
   ref(id: number): string {
+    if (id < 0) return this.selfReference(id);
     // A small direct-mapped cache: an object met again is usually met many times, and mostly soon
     // (a test's file and suite). A table by id would have to grow to the largest id referenced.
     let refs = this.refs;
@@ -224,6 +246,24 @@ export class Writer {
     refs[at] = s;
     refIds[at] = id;
     return s;
+  }
+
+  /**
+   * A reference to a custom value from its own data (its id is stored as ~id meanwhile): a reader
+   * revives the data before the value exists, so it could not resolve it (docs §9). Refused here,
+   * with the path of that value.
+   */
+  selfReference(id: number): never {
+    const pending = this.pending;
+    let value: object | null = null;
+    for (let i = pending.length - 1; i >= 0 && value === null; i--) {
+      if (this.ids.get(pending[i]!) === id) value = pending[i]!;
+    }
+    throw new Refusal(
+      `${describeValue(value)} could not be serialized: its custom type's data refers back to it.`,
+      value,
+      null,
+    );
   }
 
   longString(s: string): string {
@@ -250,16 +290,22 @@ export class Writer {
       this.queue.push(value);
       this.queueAt.push(at);
     } else {
-      this.top[at] = this.entry(value);
+      // Read where it is referred to: one level below its holder.
+      this.top[at] = this.entry(value, this.base + depth + 1);
     }
     return SIGIL + id;
   }
 
-  /** The node of a deferred entry. */
-  entry(value: object): Json {
+  /** The node of a deferred entry, which a reader reads at depth `base` (see `base`). */
+  entry(value: object, base: number): Json {
     const from = this.nextId;
     const raws = this.raws;
+    const saved = this.base;
+    this.base = base;
+    this.room = this.maxDepth - base;
     const node = this.node(value, 0);
+    this.base = saved;
+    this.room = this.maxDepth - saved;
     return this.nextId - from < this.textAfter && this.raws === raws ? node : this.finished(node, raws);
   }
 
@@ -319,6 +365,7 @@ export class Writer {
 
   /** The node of an object (already numbered); `depth` is its own nesting. */
   node(value: object, depth: number): Json {
+    if (depth > this.room) this.tooDeep();
     if (this.registry !== null) {
       const type = this.registry.find(value);
       if (type !== undefined) return this.custom(type, value, depth);
@@ -376,8 +423,8 @@ export class Writer {
     const keys = family.keys;
     const n = keys.length;
     let write = family.write;
-    if (write === null && !this.lenient && ++family.uses === COMPILE_AFTER) {
-      write = family.write = compileWriter(keys, family.lastMask);
+    if (write === null && !this.lenient && ++family.uses >= family.compileAt) {
+      write = family.write = compileWriter(family, this, depth);
     }
     if (write !== null) return write(this, value, depth, family);
     const source = value as Record<string, unknown>;
@@ -468,6 +515,7 @@ export class Writer {
       lastMask: -1,
       lastIndex: 0,
       uses: 0,
+      compileAt: COMPILE_AFTER,
       write: null,
       kids: new Array(keys.length),
     };
@@ -568,10 +616,19 @@ export class Writer {
   custom(type: AnyCustomType, value: object, depth: number): Json {
     const data = encodeCustom(type, value);
     const from = this.queue.length;
+    // While its data is written the value is pending: its id is stored as ~id, so that `ref` refuses a
+    // reference to it (the one thing custom data may not hold, docs §9).
+    const ids = this.ids;
+    const id = ids.get(value)!;
+    ids.set(value, ~id);
+    this.pending.push(value);
     const s = this.slot(data, value, { special: `<${type.name}>` }, depth);
     // Containers of the data deferred just now are written now: the reader fills them before it
-    // revives the custom type, so that its decoder sees complete data.
-    this.drain(from);
+    // revives the custom type, so that its decoder sees complete data. It fills them one level below
+    // the custom node.
+    this.drain(from, this.base + depth + 1);
+    this.pending.pop();
+    ids.set(value, id);
     return [Tag.Custom, type.name, s === OMIT ? null : s];
   }
 
@@ -652,8 +709,9 @@ export class Writer {
         // The buffer is a leaf: written inline whatever the depth (one level more, never deferred).
         const known = this.ids.get(parts.buffer);
         let buffer: Json;
-        if (known !== undefined) buffer = SIGIL + known;
+        if (known !== undefined) buffer = known < 0 ? this.selfReference(known) : SIGIL + known;
         else {
+          if (depth + 1 > this.room) this.tooDeep();
           this.ids.set(parts.buffer, this.nextId++);
           buffer = this.byKind(parts.buffer, classify(parts.buffer), null, depth + 1);
         }
@@ -689,6 +747,14 @@ export class Writer {
       default:
         return this.refuse(`${describeValue(value)} could not be cloned.`, value, depth);
     }
+  }
+
+  tooDeep(): never {
+    throw new LimitError(
+      "depth",
+      this.maxDepth,
+      `The value nests deeper than ${this.maxDepth} levels through custom types (a reader could not read it back).`,
+    );
   }
 
   /** A refused object: thrown, or in lenient mode written as JSON would (its own enumerable keys). */
