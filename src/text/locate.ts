@@ -1,0 +1,217 @@
+/**
+ * Error location for the text reader: where a text stops being JSON, and where a node of the parsed
+ * tree sits in the text. Error paths only.
+ */
+
+import { DecodeError } from "../core/errors.ts";
+
+type Json = unknown;
+
+const isArray = Array.isArray;
+const keysOf = Object.keys;
+const getProto = Object.getPrototypeOf;
+const ObjectProto = Object.prototype;
+const POSITION = /position (\d+)/;
+const JSON_SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/;
+const TRUNCATED = /end of JSON input|Unterminated string/;
+const STACK_OVERFLOW = /call stack|too much recursion/i;
+
+/**
+ * Where a text stops being JSON, for engines whose JSON.parse message gives no position. A small
+ * scanner of the JSON grammar (explicit stack, error path only); returns text.length when the text ends
+ * early.
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const n = text.length;
+  const stack: number[] = [];
+  const ws = () => {
+    while (i < n && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
+  };
+  const scalar = (): boolean => {
+    const c = text[i];
+    if (c === '"') {
+      i++;
+      while (i < n && text[i] !== '"') {
+        if (text.charCodeAt(i) < 0x20) return false;
+        i += text[i] === "\\" ? 2 : 1;
+      }
+      if (i >= n) return false;
+      i++;
+      return true;
+    }
+    const m = JSON_SCALAR.exec(text.slice(i, i + 400));
+    if (m === null) return false;
+    i += m[0].length;
+    return true;
+  };
+  // state: expecting a value
+  for (;;) {
+    ws();
+    if (i >= n) return n;
+    const c = text[i];
+    if (c === "[" || c === "{") {
+      stack.push(c === "[" ? 0x5d : 0x7d);
+      i++;
+      ws();
+      if (text.charCodeAt(i) === stack[stack.length - 1]) {
+        stack.pop();
+        i++;
+      } else if (c === "{") {
+        if (text[i] !== '"' || !scalar()) return Math.min(i, n);
+        ws();
+        if (text[i] !== ":") return Math.min(i, n);
+        i++;
+        continue;
+      } else continue;
+    } else if (!scalar()) return Math.min(i, n);
+    // after a value
+    for (;;) {
+      ws();
+      if (stack.length === 0) return i;
+      if (i >= n) return n;
+      const close = stack[stack.length - 1]!;
+      if (text.charCodeAt(i) === close) {
+        stack.pop();
+        i++;
+        continue;
+      }
+      if (text[i] !== ",") return i;
+      i++;
+      if (close === 0x7d) {
+        ws();
+        if (text[i] !== '"' || !scalar()) return Math.min(i, n);
+        ws();
+        if (text[i] !== ":") return Math.min(i, n);
+        i++;
+      }
+      break;
+    }
+  }
+}
+
+/** The path (indices and keys) from `root` to the JSON container `target`, by identity; error path only. */
+export function pathIn(root: Json, target: Json): (number | string)[] | null {
+  if (root === target) return [];
+  if (typeof root !== "object" || root === null) return null;
+  // Parent links, one per container: a path copied per child would cost depth × width (a text 2,000
+  // deep then 100,000 wide made 2·10^8 path entries). Parts of the tree have become result objects by
+  // now, which may be shared or cyclic (each is visited once) and may be user values from a reviver
+  // (only arrays and plain objects are entered, and a throwing one is skipped).
+  const parent = new Map<object, object>();
+  const keyIn = new Map<object, number | string>();
+  parent.set(root, root);
+  const stack: object[] = [root];
+  while (stack.length !== 0) {
+    const value = stack.pop()!;
+    let keys: string[];
+    let array: boolean;
+    try {
+      array = isArray(value);
+      if (!array && getProto(value) !== ObjectProto) continue;
+      // Own keys, never `length`: a sparse result array may be 2^32 - 1 long.
+      keys = keysOf(value);
+    } catch {
+      continue;
+    }
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      let child: Json;
+      try {
+        child = (value as Record<string, Json>)[key];
+      } catch {
+        continue;
+      }
+      if (typeof child !== "object" || child === null || parent.has(child)) continue;
+      parent.set(child, value);
+      keyIn.set(child, array ? Number(key) : key);
+      if (child === target) {
+        const path: (number | string)[] = [];
+        for (let at: object = child; at !== root; at = parent.get(at)!) path.push(keyIn.get(at)!);
+        return path.reverse();
+      }
+      stack.push(child);
+    }
+  }
+  return null;
+}
+
+/** Character offset of the JSON value at `path` in `text` (a valid JSON text); error path only. */
+export function offsetOfPath(text: string, path: (number | string)[]): number | undefined {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+  };
+  const skipString = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    i++;
+  };
+  const skipValue = () => {
+    ws();
+    let depth = 0;
+    do {
+      const c = text[i];
+      if (c === '"') {
+        skipString();
+        continue;
+      }
+      if (c === "[" || c === "{") depth++;
+      else if (c === "]" || c === "}") depth--;
+      else if (depth === 0 && (c === "," || c === undefined)) return;
+      i++;
+      if (depth === 0) {
+        // a scalar: run to its end
+        while (i < text.length && !",]}".includes(text[i]!) && text[i] !== " ") i++;
+        return;
+      }
+    } while (depth > 0 && i < text.length);
+  };
+  ws();
+  for (const step of path) {
+    if (text[i] === "[") {
+      i++;
+      for (let k = 0; k < (step as number); k++) {
+        skipValue();
+        ws();
+        i++; // the comma
+      }
+      ws();
+    } else if (text[i] === "{") {
+      i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') return undefined;
+        const start = i;
+        skipString();
+        const key = JSON.parse(text.slice(start, i)) as string;
+        ws();
+        i++; // the colon
+        ws();
+        if (key === String(step)) break;
+        skipValue();
+        ws();
+        if (text[i] !== ",") return undefined;
+        i++;
+      }
+    } else return undefined;
+  }
+  return i < text.length ? i : undefined;
+}
+
+/** Turns a `JSON.parse` failure into a DecodeError with the position the engine reported. */
+export function syntaxError(text: string, error: unknown): DecodeError {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = POSITION.exec(message);
+  let offset = match === null ? jsonErrorOffset(text) : Number(match[1]);
+  const truncated = TRUNCATED.test(message) || (offset !== undefined && offset >= text.length);
+  if (truncated) offset = text.length;
+  return new DecodeError(truncated ? "ERR_TRUNCATED" : "ERR_SYNTAX", `Not valid JSON: ${message}`, {
+    offset,
+    cause: error,
+  });
+}
+
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && STACK_OVERFLOW.test(error.message);
+}

@@ -1,0 +1,775 @@
+/**
+ * The text reader's walk: one recursive pass over the tree `JSON.parse` returned (see parse.ts for the
+ * overview). Hostile input: numbers taken from the text are checked before use and only ever index
+ * arrays built here; tags come from a closed list; keys become own data properties; no constructor is
+ * looked up by a name from the input.
+ */
+
+import { anchorHiddenClass } from "../core/anchor.ts";
+import { LimitError, type StructuraErrorCode } from "../core/errors.ts";
+import { type AnyCustomType, decodeCustom, EMPTY_REGISTRY, type TypeRegistry } from "../core/registry.ts";
+import {
+  buildError,
+  isErrorName,
+  setErrorCause,
+  TYPED_ARRAY_NAMES,
+  type TypedArrayName,
+  typedArrayConstructor,
+} from "../core/types.ts";
+import { base64ToBytes } from "./base64.ts";
+import { fillerFor, newShape, type Shape, UNDEFINED_BUDGET } from "./fillers.ts";
+import { FIRST_DEFERRED, LONG_STRING, MAX_NESTING, ROOT_AT, SHAPES_AT, SIGIL_CODE, Tag } from "./format.ts";
+
+type Json = unknown;
+
+const isArray = Array.isArray;
+const keysOf = Object.keys;
+const BIGINT = /^-?(?:0|[1-9]\d*)$/;
+const REFERENCE = /^(?:0|[1-9]\d{0,14})$/;
+const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
+const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
+
+/** Stands in the object table for an object whose value does not exist yet (a custom type being
+ * revived, a view whose buffer is being read): a reference to it is a cycle the format cannot honour. */
+const PENDING: object = Object.freeze({});
+/** Marks a queued container already filled (custom data is filled ahead of the queue). */
+const DRAINED: object = Object.freeze({});
+
+function defineData(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/** Whether Object.prototype (or a polluter) supplies enumerable properties to for-in over `{}`. */
+function inheritsEnumerable(): boolean {
+  for (const _ in {}) return true;
+  return false;
+}
+
+/** A problem found in the tree; turned into a DecodeError with the text offset of `at` at the top. */
+export class ReadFailure {
+  constructor(
+    readonly code: StructuraErrorCode,
+    readonly message: string,
+  ) {}
+}
+
+enum Fill {
+  Object = 0,
+  Shaped = 1,
+  Array = 2,
+  Sparse = 3,
+  NullObject = 4,
+  Map = 5,
+  Set = 6,
+  Error = 7,
+}
+
+export class Reader {
+  /** Objects by number, in the order they are met. */
+  readonly objs: unknown[] = [];
+  /** Long strings by number. */
+  readonly longs: string[] = [];
+  shapes: Shape[] = [];
+  /** Next deferred entry of the top-level array. */
+  nextDeferred = FIRST_DEFERRED;
+  /** Containers made at a deferral point, with their node, to fill after the root. */
+  readonly queue: unknown[] = [];
+  readonly queueNodes: Json[] = [];
+  readonly queueKinds: Fill[] = [];
+  depth = 0;
+  /** Source compiled for fillers in this call (see fillerFor). */
+  compiledSource = 0;
+  /** Undefined members records may still make past UNDEFINED_FREE each. */
+  undefinedBudget = UNDEFINED_BUDGET;
+  /** Whether for-in visits exactly the own keys of a JSON object (see `fillObject`). */
+  plainForIn: boolean;
+  /** The JSON container being read, for error positions. */
+  at: Json;
+
+  constructor(
+    readonly top: Json[],
+    readonly registry: TypeRegistry,
+    readonly maxDepth: number,
+  ) {
+    this.plainForIn = !inheritsEnumerable();
+    this.at = top;
+  }
+
+  fail(code: StructuraErrorCode, message: string): never {
+    throw new ReadFailure(code, message);
+  }
+
+  readShapes(table: Json): Shape[] {
+    if (!isArray(table)) this.fail("ERR_BAD_VALUE", "The shape table must be an array.");
+    const shapes: Shape[] = new Array(table.length);
+    for (let s = 0; s < table.length; s++) {
+      const entry = table[s];
+      this.at = entry;
+      if (!isArray(entry) || entry.length === 0) this.fail("ERR_BAD_VALUE", "A shape must list keys.");
+      const keys: string[] = new Array(entry.length);
+      const undefinedAt: boolean[] = new Array(entry.length);
+      let count = 0;
+      let plainKeys = true;
+      for (let i = 0; i < entry.length; i++) {
+        let key = entry[i];
+        const absent = isArray(key);
+        if (absent) {
+          if (key.length !== 1) this.fail("ERR_BAD_VALUE", "An undefined member is written [key].");
+          key = key[0];
+        } else count++;
+        if (typeof key !== "string") this.fail("ERR_BAD_VALUE", "Shape keys must be strings.");
+        if (key === "__proto__") plainKeys = false;
+        keys[i] = key;
+        undefinedAt[i] = absent;
+      }
+      if (new Set(keys).size !== keys.length) this.fail("ERR_BAD_VALUE", "A shape lists a key twice.");
+      shapes[s] = newShape(keys, undefinedAt, count, plainKeys);
+    }
+    return shapes;
+  }
+
+  run(): unknown {
+    const top = this.top;
+    this.shapes = this.readShapes(top[SHAPES_AT]);
+    this.at = top;
+    const root = this.slot(top[ROOT_AT]);
+    this.drain(0);
+    if (this.nextDeferred !== top.length) {
+      const entry = top[this.nextDeferred];
+      this.at = typeof entry === "object" && entry !== null ? entry : top;
+      this.fail("ERR_BAD_VALUE", `Deferred entry ${this.nextDeferred} is never referred to.`);
+    }
+    return root;
+  }
+
+  /** Fills the containers queued from `from` on (and any they queue): at the end, and for custom data. */
+  drain(from: number): void {
+    const queue = this.queue;
+    // A queued container is one level below where the filling happens (the top, or a custom node), as
+    // ROOT is one level below the top: its members are two levels below, and so on to maxDepth.
+    const base = this.depth;
+    if (base >= this.maxDepth && from < queue.length) this.tooDeep();
+    for (let i = from; i < queue.length; i++) {
+      const node = this.queueNodes[i];
+      if (node === DRAINED) continue;
+      this.queueNodes[i] = DRAINED;
+      const saved = this.at;
+      this.at = node;
+      this.depth = base + 1;
+      this.fill(queue[i], node, this.queueKinds[i]!);
+      this.depth = base;
+      this.at = saved;
+    }
+  }
+
+  tooDeep(): never {
+    throw new LimitError("depth", this.maxDepth, `The text nests deeper than ${this.maxDepth} levels.`);
+  }
+
+  /** The value of any slot. */
+  slot(v: Json): unknown {
+    if (typeof v === "string") {
+      return v.length < LONG_STRING && v.charCodeAt(0) !== SIGIL_CODE ? v : this.str(v);
+    }
+    if (typeof v === "object" && v !== null) return this.node(v);
+    return v;
+  }
+
+  /** A string slot that is long or starts with the sigil. */
+  str(v: string): unknown {
+    if (v.charCodeAt(0) !== SIGIL_CODE) {
+      this.longs.push(v);
+      return v;
+    }
+    const c = v.charCodeAt(1);
+    if (c >= 0x30 && c <= 0x39) return this.ref(v);
+    switch (v) {
+      case "~u":
+        return undefined;
+      case "~n":
+        return Number.NaN;
+      case "~i":
+        return Number.POSITIVE_INFINITY;
+      case "~-i":
+        return Number.NEGATIVE_INFINITY;
+      case "~-0":
+        return -0;
+      case "~N": {
+        const o = Object.create(null);
+        this.objs.push(o);
+        return o;
+      }
+    }
+    if (c === SIGIL_CODE) {
+      const s = v.slice(1);
+      if (s.length >= LONG_STRING) this.longs.push(s);
+      return s;
+    }
+    if (c === 0x62 /* b */) {
+      const digits = v.slice(2);
+      if (digits.length > 1_000_000 || !BIGINT.test(digits)) {
+        this.fail("ERR_BAD_VALUE", "A BigInt must be ~b and a decimal integer.");
+      }
+      return BigInt(digits);
+    }
+    if (c === 0x73 /* s */) {
+      const digits = v.slice(2);
+      const n = REFERENCE.test(digits) ? Number(digits) : -1;
+      if (n < 0 || n >= this.longs.length) {
+        this.fail(
+          "ERR_BAD_REFERENCE",
+          `Long string ${JSON.stringify(v.slice(0, 24))} comes before its first use.`,
+        );
+      }
+      return this.longs[n];
+    }
+    return this.fail("ERR_BAD_VALUE", `Unknown special value ${JSON.stringify(v.slice(0, 24))}.`);
+  }
+
+  /** `~<n>`: an object met before, or (n being the next number) a deferral point. */
+  ref(v: string): unknown {
+    let n = 0;
+    if (v.length <= 8) {
+      // Short references are the common case: digits by hand, then the canonical-form check.
+      for (let i = 1; i < v.length; i++) {
+        const d = v.charCodeAt(i) - 0x30;
+        if (d < 0 || d > 9 || (d === 0 && i === 1 && v.length > 2)) n = -1;
+        if (n >= 0) n = n * 10 + d;
+      }
+    } else n = REFERENCE.test(v.slice(1)) ? Number(v.slice(1)) : -1;
+    const objs = this.objs;
+    if (n >= 0 && n < objs.length) {
+      const o = objs[n];
+      if (o === PENDING) this.fail("ERR_BAD_REFERENCE", `Object ${n} refers to itself before it exists.`);
+      return o;
+    }
+    if (n !== objs.length)
+      this.fail(
+        "ERR_BAD_REFERENCE",
+        `Reference ${JSON.stringify(v.slice(0, 24))} names no object met so far.`,
+      );
+    return this.deferred();
+  }
+
+  /** A deferral point: the next deferred entry is this object. Containers are filled after the root. */
+  deferred(): unknown {
+    const top = this.top;
+    if (this.nextDeferred >= top.length)
+      this.fail("ERR_BAD_REFERENCE", "A deferral point has no entry left.");
+    const node = top[this.nextDeferred++];
+    const saved = this.at;
+    this.at = node;
+    let kind: Fill = Fill.Object;
+    let shell: unknown;
+    if (typeof node !== "object" || node === null) {
+      this.at = top;
+      this.fail("ERR_BAD_VALUE", `Deferred entry ${this.nextDeferred - 1} must be an object or array node.`);
+    }
+    if (!isArray(node)) shell = node;
+    else if (node.length === 0) shell = node;
+    else {
+      const head = node[0];
+      if (typeof head === "number") {
+        this.shapeAt(head, node);
+        kind = Fill.Shaped;
+        shell = {};
+      } else {
+        switch (head) {
+          case Tag.Array:
+            kind = Fill.Array;
+            shell = [];
+            break;
+          case Tag.SparseArray:
+            kind = Fill.Sparse;
+            shell = new Array(this.sparseLength(node));
+            break;
+          case Tag.NullObject:
+            kind = Fill.NullObject;
+            this.arity(node, 2, 2);
+            this.props(node[1]);
+            shell = Object.create(null);
+            break;
+          case Tag.Map:
+            kind = Fill.Map;
+            if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
+            shell = new Map();
+            break;
+          case Tag.Set:
+            kind = Fill.Set;
+            shell = new Set();
+            break;
+          case Tag.Error:
+            kind = Fill.Error;
+            shell = this.newError(node);
+            break;
+          default: {
+            // Anything else is read whole right here (the writer wrote it right here too), one level
+            // below the node holding the deferral point, as if it were inline: its depth does not start
+            // afresh, or a chain of such entries (views on views, custom data) would recurse unbounded.
+            const value = this.node(node);
+            this.at = saved;
+            return value;
+          }
+        }
+      }
+    }
+    this.objs.push(shell);
+    if (shell !== node || !isArray(node) || node.length !== 0) {
+      this.queue.push(shell);
+      this.queueNodes.push(node);
+      this.queueKinds.push(kind);
+    }
+    this.at = saved;
+    return shell;
+  }
+
+  /** A JSON object or array in a slot: a new object. */
+  node(x: object): unknown {
+    if (++this.depth > this.maxDepth) this.tooDeep();
+    const saved = this.at;
+    this.at = x;
+    let value: unknown;
+    if (!isArray(x)) {
+      this.objs.push(x);
+      this.fillObject(x as Record<string, Json>);
+      value = x;
+    } else if (x.length === 0) {
+      this.objs.push(x);
+      value = x;
+    } else {
+      const head = x[0];
+      if (typeof head === "number") value = this.shaped(x, head);
+      else if (typeof head === "string") value = this.tagged(x, head);
+      else this.fail("ERR_BAD_VALUE", "An array node must start with a shape number or a tag.");
+    }
+    this.at = saved;
+    this.depth--;
+    return value;
+  }
+
+  shapeAt(head: number, node: Json[]): Shape {
+    const shape = (head | 0) === head && head >= 0 ? this.shapes[head] : undefined;
+    if (shape === undefined) this.fail("ERR_BAD_REFERENCE", `Shape ${head} is not in the shape table.`);
+    if (node.length !== shape.count + 1) {
+      this.fail("ERR_BAD_VALUE", `Object has ${node.length - 1} values for ${shape.count} keys.`);
+    }
+    return shape;
+  }
+
+  shaped(node: Json[], head: number): unknown {
+    const shape = this.shapeAt(head, node);
+    let filler = shape.filler;
+    if (filler === null && ++shape.uses >= shape.compileAt) {
+      // Compiled from a repeat on (one-off shapes are not worth a compile), within the call's budget.
+      filler = shape.filler = fillerFor(shape, (this.top[SHAPES_AT] as Json[])[head], this);
+    }
+    if (filler !== null) return filler(node, this);
+    const o: Record<string, unknown> = {};
+    this.objs.push(o);
+    this.fillShaped(o, node, shape);
+    return o;
+  }
+
+  fillShaped(o: Record<string, unknown>, node: Json[], shape: Shape): void {
+    if (shape.excess !== 0) this.spendUndefined(shape.excess);
+    const keys = shape.keys;
+    const undefinedAt = shape.undefinedAt;
+    let j = 1;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const value = undefinedAt[i] ? undefined : this.slot(node[j++]);
+      if (key === "__proto__") defineData(o, key, value);
+      else o[key] = value;
+    }
+  }
+
+  /**
+   * A JSON object from `JSON.parse` becomes the result in place: only long and special strings and
+   * nested nodes are replaced.
+   */
+  fillObject(o: Record<string, Json>): void {
+    if (this.plainForIn) {
+      // for-in over an object made by JSON.parse walks its enum cache, and `o[key]` inside it is a load
+      // by field index: no key array, no keyed lookup. Only own keys are visited (nothing enumerable is
+      // inherited from Object.prototype: checked at the start and after every custom reviver).
+      for (const key in o) {
+        const v = o[key];
+        if (typeof v === "string") {
+          if (v.length >= LONG_STRING || v.charCodeAt(0) === SIGIL_CODE) o[key] = this.str(v);
+        } else if (typeof v === "object" && v !== null) o[key] = this.node(v);
+      }
+      return;
+    }
+    const keys = keysOf(o);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      // `o` has its own data property for every key (JSON.parse defines them), `__proto__` included,
+      // so this assignment writes that property and never reaches a prototype setter.
+      o[key] = this.slot(o[key]);
+    }
+  }
+
+  /** Charges undefined members past UNDEFINED_FREE of one record (see UNDEFINED_BUDGET). */
+  spendUndefined(excess: number): void {
+    this.undefinedBudget -= excess;
+    if (this.undefinedBudget < 0) {
+      throw new LimitError(
+        "undefinedMembers",
+        UNDEFINED_BUDGET,
+        `Records of large shapes make more than ${UNDEFINED_BUDGET} undefined members.`,
+      );
+    }
+  }
+
+  /** Fills a container made at a deferral point. */
+  fill(target: unknown, node: Json, kind: Fill): void {
+    switch (kind) {
+      case Fill.Object:
+        this.fillObject(node as Record<string, Json>);
+        break;
+      case Fill.Shaped: {
+        const n = node as Json[];
+        this.fillShaped(target as Record<string, unknown>, n, this.shapeAt(n[0] as number, n));
+        break;
+      }
+      case Fill.Array: {
+        const n = node as Json[];
+        const a = target as unknown[];
+        for (let i = 1; i < n.length; i++) a.push(this.slot(n[i]));
+        break;
+      }
+      case Fill.Sparse:
+        this.fillSparse(target as unknown[], (node as Json[])[2] as Record<string, Json>);
+        break;
+      case Fill.NullObject:
+        this.fillProps(target as Record<string, unknown>, (node as Json[])[1] as Record<string, Json>);
+        break;
+      case Fill.Map: {
+        const n = node as Json[];
+        const map = target as Map<unknown, unknown>;
+        for (let k = 1; k < n.length; k += 2) {
+          const key = this.slot(n[k]);
+          map.set(key, this.slot(n[k + 1]));
+        }
+        break;
+      }
+      case Fill.Set: {
+        const n = node as Json[];
+        const set = target as Set<unknown>;
+        for (let k = 1; k < n.length; k++) set.add(this.slot(n[k]));
+        break;
+      }
+      case Fill.Error: {
+        const n = node as Json[];
+        if (n.length === 5) setErrorCause(target as Error, this.slot(n[4]));
+        break;
+      }
+    }
+  }
+
+  /** Own data properties from a JSON object of slots (a null-prototype object has no `__proto__` setter). */
+  fillProps(target: Record<string, unknown>, props: Record<string, Json>): void {
+    const keys = keysOf(props);
+    for (let k = 0; k < keys.length; k++) target[keys[k]!] = this.slot(props[keys[k]!]);
+  }
+
+  fillSparse(target: unknown[], props: Record<string, Json>): void {
+    const length = target.length;
+    const keys = keysOf(props);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      // An array index is a canonical integer below 2^32 - 1; "4294967295" and above are ordinary
+      // properties of an array (the writer writes them among the others).
+      if (
+        ARRAY_INDEX.test(key) &&
+        (key.length < 10 || (key.length === 10 && Number(key) < MAX_ARRAY_LENGTH))
+      ) {
+        const index = Number(key);
+        if (index >= length) this.fail("ERR_BAD_VALUE", `Array index ${key} is not below the length.`);
+        target[index] = this.slot(props[key]);
+      } else if (key === "length") this.fail("ERR_BAD_VALUE", "An array cannot have a `length` key.");
+      else defineData(target, key, this.slot(props[key]));
+    }
+  }
+
+  sparseLength(node: Json[]): number {
+    this.arity(node, 3, 3);
+    const length = node[1];
+    if (typeof length !== "number" || !Number.isInteger(length) || length < 0 || length > MAX_ARRAY_LENGTH) {
+      this.fail("ERR_BAD_VALUE", "Array length must be an integer in 0..2^32-1.");
+    }
+    this.props(node[2]);
+    return length;
+  }
+
+  newError(node: Json[]): Error {
+    this.arity(node, 4, 5);
+    const name = node[1];
+    if (!isErrorName(name)) this.fail("ERR_BAD_VALUE", "Unknown error name.");
+    const message = node[2] === null ? undefined : this.string(node[2]);
+    const stack = node[3] === null ? undefined : this.string(node[3]);
+    return buildError(name, message, stack);
+  }
+
+  /** A tagged array node: `[tag, ...fields]`. */
+  tagged(node: Json[], tag: string): unknown {
+    const objs = this.objs;
+    switch (tag) {
+      case Tag.Array: {
+        // Pushed, not stored into `new Array(n)`: that array would stay holey, which every later
+        // reader of it pays for (JSON.stringify takes its slow path on holey arrays).
+        const a: unknown[] = [];
+        objs.push(a);
+        for (let i = 1; i < node.length; i++) a.push(this.slot(node[i]));
+        return a;
+      }
+      case Tag.SparseArray: {
+        const a = new Array(this.sparseLength(node));
+        objs.push(a);
+        this.fillSparse(a, node[2] as Record<string, Json>);
+        return a;
+      }
+      case Tag.NullObject: {
+        this.arity(node, 2, 2);
+        this.props(node[1]);
+        const o = Object.create(null);
+        objs.push(o);
+        this.fillProps(o, node[1] as Record<string, Json>);
+        return o;
+      }
+      case Tag.Map: {
+        if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
+        const map = new Map();
+        objs.push(map);
+        this.fill(map, node, Fill.Map);
+        return map;
+      }
+      case Tag.Set: {
+        const set = new Set();
+        objs.push(set);
+        this.fill(set, node, Fill.Set);
+        return set;
+      }
+      case Tag.Error: {
+        const error = this.newError(node);
+        objs.push(error);
+        this.fill(error, node, Fill.Error);
+        return error;
+      }
+      case Tag.Custom:
+        return this.custom(node);
+      case Tag.TypedArray:
+      case Tag.DataView: {
+        // The view is numbered before its buffer, which is read from inside it.
+        const id = objs.length;
+        objs.push(PENDING);
+        const view = tag === Tag.TypedArray ? this.typedArray(node) : this.dataView(node);
+        objs[id] = view;
+        return view;
+      }
+    }
+    const value = this.leaf(node, tag);
+    objs.push(value);
+    return value;
+  }
+
+  /** Typed nodes without slots. */
+  leaf(node: Json[], tag: string): unknown {
+    switch (tag) {
+      case Tag.Date: {
+        this.arity(node, 2, 2);
+        const t = node[1];
+        if (t !== null && typeof t !== "number") this.fail("ERR_BAD_VALUE", "Date time must be a number.");
+        return new Date(t === null ? Number.NaN : t);
+      }
+      case Tag.RegExp: {
+        this.arity(node, 3, 3);
+        try {
+          return new RegExp(this.string(node[1]), this.string(node[2]));
+        } catch (error) {
+          if (error instanceof ReadFailure) throw error;
+          return this.fail("ERR_BAD_VALUE", "Invalid regular expression.");
+        }
+      }
+      case Tag.Boolean:
+        this.arity(node, 2, 2);
+        if (typeof node[1] !== "boolean") this.fail("ERR_BAD_VALUE", "Boolean object needs a boolean.");
+        return new Boolean(node[1]);
+      case Tag.Number:
+        this.arity(node, 2, 2);
+        return new Number(this.number(node[1]));
+      case Tag.String:
+        this.arity(node, 2, 2);
+        return new String(this.string(node[1]));
+      case Tag.BigIntObject:
+        this.arity(node, 2, 2);
+        return Object(this.bigint(node[1]));
+      case Tag.ArrayBuffer:
+        return this.buffer(node, false);
+      case Tag.SharedArrayBuffer:
+        return this.buffer(node, true);
+      case Tag.DOMException:
+        this.arity(node, 3, 3);
+        return new DOMException(this.string(node[2]), this.string(node[1]));
+      case Tag.URL: {
+        this.arity(node, 2, 2);
+        const href = this.string(node[1]);
+        try {
+          return new URL(href);
+        } catch {
+          return this.fail("ERR_BAD_VALUE", "Invalid URL.");
+        }
+      }
+      case Tag.URLSearchParams:
+        this.arity(node, 2, 2);
+        return new URLSearchParams(this.string(node[1]));
+      default:
+        return this.fail("ERR_UNKNOWN_TAG", `Unknown tag ${JSON.stringify(tag.slice(0, 40))}.`);
+    }
+  }
+
+  custom(node: Json[]): unknown {
+    this.arity(node, 3, 3);
+    const name = this.string(node[1]);
+    const type = this.registry.byName(name);
+    if (type === undefined) {
+      this.fail("ERR_UNKNOWN_TYPE", `Custom type ${JSON.stringify(name.slice(0, 128))} is not registered.`);
+    }
+    const id = this.objs.length;
+    this.objs.push(PENDING);
+    const from = this.queue.length;
+    const data = this.slot(node[2]);
+    // Containers of the data met at deferral points are filled now (the writer wrote them right after
+    // the data): the reviver gets complete data.
+    this.drain(from);
+    const value = decodeCustom(type as AnyCustomType, data);
+    // A reviver is user code: if it made something enumerable on Object.prototype, for-in would now
+    // visit inherited keys, so the remaining objects take the Object.keys loop.
+    if (this.plainForIn && inheritsEnumerable()) this.plainForIn = false;
+    this.objs[id] = value;
+    return value;
+  }
+
+  arity(node: Json[], min: number, max: number): void {
+    if (node.length < min || node.length > max) {
+      this.fail("ERR_BAD_VALUE", `${String(node[0])} node has ${node.length - 1} fields.`);
+    }
+  }
+
+  string(v: Json): string {
+    if (typeof v !== "string") this.fail("ERR_BAD_VALUE", "Expected a string.");
+    return v;
+  }
+
+  props(v: Json): void {
+    if (typeof v !== "object" || v === null || isArray(v)) this.fail("ERR_BAD_VALUE", "Expected an object.");
+  }
+
+  bigint(v: Json): bigint {
+    if (typeof v !== "string" || v.length > 1_000_000 || !BIGINT.test(v)) {
+      this.fail("ERR_BAD_VALUE", "BigInt must be a decimal integer string.");
+    }
+    return BigInt(v);
+  }
+  number(v: Json): number {
+    if (typeof v === "number") return v;
+    switch (v) {
+      case "NaN":
+        return Number.NaN;
+      case "Infinity":
+        return Number.POSITIVE_INFINITY;
+      case "-Infinity":
+        return Number.NEGATIVE_INFINITY;
+      case "-0":
+        return -0;
+    }
+    return this.fail("ERR_BAD_VALUE", "Expected a number.");
+  }
+
+  integer(v: Json, min: number, what: string): number {
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > Number.MAX_SAFE_INTEGER) {
+      this.fail("ERR_BAD_VALUE", `${what} must be an integer >= ${min}.`);
+    }
+    return v;
+  }
+
+  buffer(node: Json[], shared: boolean): ArrayBuffer | SharedArrayBuffer {
+    this.arity(node, 2, 3);
+    const bytes = base64ToBytes(this.string(node[1]));
+    if (bytes === null) this.fail("ERR_BAD_VALUE", "Buffer contents are not valid base64.");
+    const length = bytes.length;
+    try {
+      if (node.length === 3) {
+        const max = this.integer(node[2], length, "maxByteLength");
+        if (shared) {
+          const Shared = SharedArrayBuffer as unknown as new (
+            n: number,
+            o: { maxByteLength: number },
+          ) => SharedArrayBuffer;
+          const out = new Shared(length, { maxByteLength: max });
+          new Uint8Array(out).set(bytes);
+          return out;
+        }
+        const Resizable = ArrayBuffer as unknown as new (
+          n: number,
+          o: { maxByteLength: number },
+        ) => ArrayBuffer;
+        const out = new Resizable(length, { maxByteLength: max });
+        new Uint8Array(out).set(bytes);
+        return out;
+      }
+      if (shared) {
+        const out = new SharedArrayBuffer(length);
+        new Uint8Array(out).set(bytes);
+        return out;
+      }
+    } catch (error) {
+      if (error instanceof ReadFailure) throw error;
+      this.fail("ERR_BAD_VALUE", "Buffer could not be allocated.");
+    }
+    return bytes.buffer as ArrayBuffer;
+  }
+
+  /** The buffer a view is on: a slot holding an ArrayBuffer or SharedArrayBuffer. */
+  viewBuffer(v: Json): ArrayBuffer | SharedArrayBuffer {
+    const buffer = typeof v === "string" || (typeof v === "object" && v !== null) ? this.slot(v) : v;
+    if (
+      !(buffer instanceof ArrayBuffer) &&
+      !(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)
+    ) {
+      this.fail("ERR_BAD_REFERENCE", "A view must be on an ArrayBuffer or SharedArrayBuffer.");
+    }
+    return buffer as ArrayBuffer | SharedArrayBuffer;
+  }
+
+  typedArray(node: Json[]): ArrayBufferView {
+    this.arity(node, 5, 5);
+    const name = node[1];
+    const id = TYPED_ARRAY_NAMES.indexOf(name as TypedArrayName);
+    if (id < 0) this.fail("ERR_BAD_VALUE", "Unknown typed array type.");
+    const Ctor = typedArrayConstructor(id);
+    if (Ctor === undefined) this.fail("ERR_UNKNOWN_TYPE", `${String(name)} is not available on this host.`);
+    const buffer = this.viewBuffer(node[2]);
+    const offset = this.integer(node[3], 0, "byteOffset");
+    const length = node[4] === null ? undefined : this.integer(node[4], 0, "length");
+    try {
+      return length === undefined ? new Ctor(buffer, offset) : new Ctor(buffer, offset, length);
+    } catch {
+      return this.fail("ERR_BAD_VALUE", "Typed array does not fit its buffer.");
+    }
+  }
+
+  dataView(node: Json[]): DataView {
+    this.arity(node, 4, 4);
+    const buffer = this.viewBuffer(node[1]);
+    const offset = this.integer(node[2], 0, "byteOffset");
+    const length = node[3] === null ? undefined : this.integer(node[3], 0, "byteLength");
+    try {
+      return new DataView(buffer, offset, length);
+    } catch {
+      return this.fail("ERR_BAD_VALUE", "DataView does not fit its buffer.");
+    }
+  }
+}
+
+anchorHiddenClass(new Reader([], EMPTY_REGISTRY, MAX_NESTING));
