@@ -7,10 +7,9 @@
  * the memory map that preserves shared references and cycles starts as a short array (see CloneState).
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
 import { DataCloneError, describeValue } from "../core/errors.ts";
-import { nativeStructuredClone, proxyDetector } from "../core/host.ts";
-import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
+import { nativeStructuredClone } from "../core/host.ts";
+import { formatPath, mapEntrySegment, setMemberSegment } from "../core/path.ts";
 import {
   bufferByteLength,
   buildError,
@@ -29,8 +28,9 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { copyWithShape, type Shape, shapeFor } from "./shapes.ts";
-import { detach, prepareTransfer, type TransferPlan } from "./transfer.ts";
+import { COMPILE_AFTER, type Copier, compileCopier, type Shape, shapeFor } from "./shapes.ts";
+import { annotate, CloneState, Refusal, refuse } from "./state.ts";
+import { detach, prepareTransfer } from "./transfer.ts";
 
 export interface CloneOptions {
   /**
@@ -39,79 +39,6 @@ export interface CloneOptions {
    */
   transfer?: Iterable<unknown> | undefined;
 }
-
-/**
- * A refusal on its way out: not an Error (no stack capture while it unwinds); containers add their key
- * to `segments`, and `clone` turns it into a DataCloneError with the rendered path.
- */
-export class Refusal {
-  readonly segments: PathSegment[] = [];
-  constructor(readonly message: string) {}
-}
-
-/** Objects remembered by linear search before the memory map becomes a Map. */
-const SMALL_MEMO = 8;
-const EMPTY_SLOTS: undefined[] = [
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-];
-
-/**
- * Per-call state; one object so the recursive functions take two arguments and stay monomorphic.
- *
- * The memory map (source object -> its clone) starts as two short arrays searched linearly: most values
- * cloned are small, and for them a Map's allocation and hashing cost more than the whole copy. Past
- * SMALL_MEMO objects it moves into a Map.
- */
-export class CloneState {
-  // Pre-filled slots (slice defines them), written by index: `push`, or a store into a hole, is a
-  // [[Set]] that would run an accessor someone put on Array.prototype, and then read back through it.
-  // (Array.from({ length }) would also define them, at 25 times the cost.)
-  #srcs: (object | undefined)[] = EMPTY_SLOTS.slice();
-  #dsts: (object | undefined)[] = EMPTY_SLOTS.slice();
-  #count = 0;
-  #map: Map<object, object> | null = null;
-  /** The shape used last, checked first: arrays of records hit it every time. */
-  shape: Shape | null = null;
-  otherShape: Shape | null = null;
-  readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
-  constructor(readonly plan: TransferPlan | null) {}
-
-  seen(value: object): object | undefined {
-    const map = this.#map;
-    if (map !== null) return map.get(value);
-    const srcs = this.#srcs;
-    for (let i = 0; i < this.#count; i++) if (srcs[i] === value) return this.#dsts[i];
-    return undefined;
-  }
-
-  remember(value: object, copy: object): void {
-    const map = this.#map;
-    if (map !== null) {
-      map.set(value, copy);
-      return;
-    }
-    const count = this.#count;
-    if (count < SMALL_MEMO) {
-      this.#srcs[count] = value;
-      this.#dsts[count] = copy;
-      this.#count = count + 1;
-      return;
-    }
-    const grown = new Map<object, object>();
-    for (let i = 0; i < count; i++) grown.set(this.#srcs[i]!, this.#dsts[i]!);
-    grown.set(value, copy);
-    this.#map = grown;
-  }
-}
-
-anchorHiddenClass(new CloneState(null));
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const ObjectProto = Object.prototype;
@@ -162,16 +89,6 @@ function cloneValue(value: unknown, state: CloneState): unknown {
   return cloneObject(value, state);
 }
 
-export function refuse(value: unknown): Refusal {
-  return new Refusal(`${describeValue(value)} could not be cloned.`);
-}
-
-/** Adds a key to a refusal unwinding through a container; other errors pass untouched. */
-export function annotate(error: unknown, segment: PathSegment): unknown {
-  if (error instanceof Refusal) error.segments.push(segment);
-  return error;
-}
-
 export function cloneObject(value: object, state: CloneState): object {
   const seen = state.seen(value);
   if (seen !== undefined) return seen;
@@ -211,6 +128,16 @@ function cloneRecord(value: object, state: CloneState): object {
   if (shape !== null) return copyWithShape(shape, value, state);
   return clonePlainChecked(value, keys, state);
 }
+
+/** A record through its shape's copier; the first few go through the generic loop, counting the uses. */
+function copyWithShape(shape: Shape, source: object, state: CloneState): object {
+  const copy = shape.copy;
+  if (copy !== null) return copy(source, state);
+  if (++shape.uses > COMPILE_AFTER) shape.copy = compileCopier(shape.keys, cloneObject) ?? genericCopy;
+  return clonePlain(source, shape.keys, state);
+}
+
+const genericCopy: Copier = (source, state) => clonePlain(source, keysOf(source), state);
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   const n = a.length;
