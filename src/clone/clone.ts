@@ -7,16 +7,18 @@
  * the memory map that preserves shared references and cycles starts as a short array (see CloneState).
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
 import { DataCloneError, describeValue } from "../core/errors.ts";
-import { nativeStructuredClone, proxyDetector } from "../core/host.ts";
-import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
+import { nativeStructuredClone } from "../core/host.ts";
+import { formatPath, mapEntrySegment, setMemberSegment } from "../core/path.ts";
 import {
+  BlobCtor,
   bufferByteLength,
   buildError,
   classifyUnproxied,
   copyBufferBytes,
+  DOMExceptionCtor,
   dateTime,
+  FileCtor,
   isDetached,
   Kind,
   mapEntryList,
@@ -25,12 +27,15 @@ import {
   regexpParts,
   resizableMax,
   setErrorCause,
+  setStack,
   setValueList,
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { copyWithShape, type Shape, shapeFor } from "./shapes.ts";
-import { detach, prepareTransfer, type TransferPlan } from "./transfer.ts";
+import { COMPILE_AFTER, type Copier, compileCopier, type Shape, shapeFor } from "./shapes.ts";
+import { annotate, CloneState, Refusal, refuse } from "./state.ts";
+import type { TransferPlan } from "./transfer.ts";
+import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
 
 export interface CloneOptions {
   /**
@@ -40,79 +45,20 @@ export interface CloneOptions {
   transfer?: Iterable<unknown> | undefined;
 }
 
-/**
- * A refusal on its way out: not an Error (no stack capture while it unwinds); containers add their key
- * to `segments`, and `clone` turns it into a DataCloneError with the rendered path.
- */
-export class Refusal {
-  readonly segments: PathSegment[] = [];
-  constructor(readonly message: string) {}
-}
-
-/** Objects remembered by linear search before the memory map becomes a Map. */
-const SMALL_MEMO = 8;
-const EMPTY_SLOTS: undefined[] = [
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-];
-
-/**
- * Per-call state; one object so the recursive functions take two arguments and stay monomorphic.
- *
- * The memory map (source object -> its clone) starts as two short arrays searched linearly: most values
- * cloned are small, and for them a Map's allocation and hashing cost more than the whole copy. Past
- * SMALL_MEMO objects it moves into a Map.
- */
-export class CloneState {
-  // Pre-filled slots (slice defines them), written by index: `push`, or a store into a hole, is a
-  // [[Set]] that would run an accessor someone put on Array.prototype, and then read back through it.
-  // (Array.from({ length }) would also define them, at 25 times the cost.)
-  #srcs: (object | undefined)[] = EMPTY_SLOTS.slice();
-  #dsts: (object | undefined)[] = EMPTY_SLOTS.slice();
-  #count = 0;
-  #map: Map<object, object> | null = null;
-  /** The shape used last, checked first: arrays of records hit it every time. */
-  shape: Shape | null = null;
-  otherShape: Shape | null = null;
-  readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
-  constructor(readonly plan: TransferPlan | null) {}
-
-  seen(value: object): object | undefined {
-    const map = this.#map;
-    if (map !== null) return map.get(value);
-    const srcs = this.#srcs;
-    for (let i = 0; i < this.#count; i++) if (srcs[i] === value) return this.#dsts[i];
-    return undefined;
-  }
-
-  remember(value: object, copy: object): void {
-    const map = this.#map;
-    if (map !== null) {
-      map.set(value, copy);
-      return;
-    }
-    const count = this.#count;
-    if (count < SMALL_MEMO) {
-      this.#srcs[count] = value;
-      this.#dsts[count] = copy;
-      this.#count = count + 1;
-      return;
-    }
-    const grown = new Map<object, object>();
-    for (let i = 0; i < count; i++) grown.set(this.#srcs[i]!, this.#dsts[i]!);
-    grown.set(value, copy);
-    this.#map = grown;
-  }
-}
-
-anchorHiddenClass(new CloneState(null));
-
+// Intrinsics captured at load: the algorithm builds its results with the realm's own constructors, so a
+// global deleted or replaced later (`delete globalThis.Map`) changes nothing, as natively.
+const MapCtor = Map;
+const SetCtor = Set;
+const DateCtor = Date;
+const RegExpCtor = RegExp;
+const ArrayCtor = Array;
+const ArrayBufferCtor = ArrayBuffer;
+const DataViewCtor = DataView;
+const Uint8ArrayCtor = Uint8Array;
+const ObjectCtor = Object;
+const StringCtor = String;
+const NumberCtor = Number;
+const defineProperty = Object.defineProperty;
 const hasOwn = Object.prototype.hasOwnProperty;
 const ObjectProto = Object.prototype;
 const ArrayProto = Array.prototype;
@@ -121,6 +67,12 @@ const getPrototypeOf = Object.getPrototypeOf;
 const keysOf = Object.keys;
 
 export function clone<T>(value: T, options?: CloneOptions): T {
+  // WebIDL: `value` is a required argument. Only counted when it is undefined, so the hot path never
+  // touches `arguments`.
+  // biome-ignore lint/complexity/noArguments: structuredClone() throws where structuredClone(undefined) does not
+  if (value === undefined && arguments.length === 0) {
+    throw new TypeError("clone requires at least 1 argument, but only 0 were passed.");
+  }
   // WebIDL dictionary conversion: anything but undefined, null or an object is a TypeError.
   if (
     options !== undefined &&
@@ -138,6 +90,8 @@ export function clone<T>(value: T, options?: CloneOptions): T {
     }
     return value;
   }
+  // The transfer list is converted (a WebIDL sequence<object>) and checked for types and duplicates
+  // before anything is serialized; whether its buffers are detached is checked after (see transfer.ts).
   const plan = transfer === undefined ? null : prepareTransfer(transfer);
   const state = new CloneState(plan);
   let result: unknown;
@@ -149,7 +103,7 @@ export function clone<T>(value: T, options?: CloneOptions): T {
     }
     throw error;
   }
-  if (plan !== null) detach(plan);
+  if (plan !== null) completeTransfer(plan);
   return result as T;
 }
 
@@ -160,16 +114,6 @@ function cloneValue(value: unknown, state: CloneState): unknown {
     return value;
   }
   return cloneObject(value, state);
-}
-
-export function refuse(value: unknown): Refusal {
-  return new Refusal(`${describeValue(value)} could not be cloned.`);
-}
-
-/** Adds a key to a refusal unwinding through a container; other errors pass untouched. */
-export function annotate(error: unknown, segment: PathSegment): unknown {
-  if (error instanceof Refusal) error.segments.push(segment);
-  return error;
 }
 
 export function cloneObject(value: object, state: CloneState): object {
@@ -211,6 +155,16 @@ function cloneRecord(value: object, state: CloneState): object {
   if (shape !== null) return copyWithShape(shape, value, state);
   return clonePlainChecked(value, keys, state);
 }
+
+/** A record through its shape's copier; the first few go through the generic loop, counting the uses. */
+function copyWithShape(shape: Shape, source: object, state: CloneState): object {
+  const copy = shape.copy;
+  if (copy !== null) return copy(source, state);
+  if (++shape.uses > COMPILE_AFTER) shape.copy = compileCopier(shape.keys, cloneObject) ?? genericCopy;
+  return clonePlain(source, shape.keys, state);
+}
+
+const genericCopy: Copier = (source, state) => clonePlain(source, keysOf(source), state);
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   const n = a.length;
@@ -261,7 +215,7 @@ export function clonePlain(value: object, keys: readonly string[], state: CloneS
 }
 
 export function defineData(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /**
@@ -277,10 +231,10 @@ function cloneArray(source: unknown[], state: CloneState): unknown[] {
     state.remember(source, out);
     return out;
   }
-  const out = new Array<unknown>(n);
+  const out = new ArrayCtor<unknown>(n);
   state.remember(source, out);
   const keys = keysOf(source);
-  if (keys.length === n && (n === 0 || keys[n - 1] === String(n - 1))) {
+  if (keys.length === n && (n === 0 || keys[n - 1] === StringCtor(n - 1))) {
     let i = 0;
     try {
       for (; i < n; i++) {
@@ -289,7 +243,7 @@ function cloneArray(source: unknown[], state: CloneState): unknown[] {
         const copy =
           typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
         // An index on Array.prototype (or Object.prototype) would turn this store into a setter call.
-        if (i in out) defineData(out, String(i), copy);
+        if (i in out) defineData(out, StringCtor(i), copy);
         else out[i] = copy;
       }
     } catch (error) {
@@ -320,7 +274,7 @@ function copyArrayKeys(
       if (index >= 0 && !(index in out)) out[index] = copy;
       else defineData(dst, key, copy);
     } catch (error) {
-      throw annotate(error, arrayIndex(key, n) >= 0 ? Number(key) : key);
+      throw annotate(error, arrayIndex(key, n) >= 0 ? NumberCtor(key) : key);
     }
   }
 }
@@ -354,8 +308,8 @@ function allPrimitive(source: unknown[], n: number): boolean {
 function arrayIndex(key: string, length: number): number {
   const code = key.charCodeAt(0);
   if (code < 48 || code > 57) return -1;
-  const index = Number(key);
-  return index < length && String(index) === key ? index : -1;
+  const index = NumberCtor(key);
+  return index < length && StringCtor(index) === key ? index : -1;
 }
 
 function cloneByKind(value: object, kind: Kind, state: CloneState): object {
@@ -365,13 +319,13 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
     case Kind.Array:
       return cloneArray(value as unknown[], state);
     case Kind.Date: {
-      const out = new Date(dateTime(value));
+      const out = new DateCtor(dateTime(value));
       state.remember(value, out);
       return out;
     }
     case Kind.RegExp: {
       const { source, flags } = regexpParts(value as RegExp);
-      const out = new RegExp(source, flags);
+      const out = new RegExpCtor(source, flags);
       state.remember(value, out);
       return out;
     }
@@ -379,7 +333,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
     case Kind.NumberObject:
     case Kind.StringObject:
     case Kind.BigIntObject: {
-      const out = Object(unbox(kind, value)) as object;
+      const out = ObjectCtor(unbox(kind, value)) as object;
       state.remember(value, out);
       return out;
     }
@@ -398,7 +352,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
       return cloneError(value, state);
     case Kind.Blob: {
       const blob = value as Blob;
-      const out = new Blob([blob], { type: blob.type });
+      const out = new BlobCtor!([blob], { type: blob.type });
       state.remember(value, out);
       return out;
     }
@@ -406,15 +360,17 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
       // Node 20 deviation: its structuredClone turns a File into a plain Blob (nodejs/node#47612).
       // File is serializable per the File API with its name and lastModified; structura keeps it a File.
       const file = value as File;
-      const out = new File([file], file.name, { type: file.type, lastModified: file.lastModified });
+      const out = new FileCtor!([file], file.name, { type: file.type, lastModified: file.lastModified });
       state.remember(value, out);
       return out;
     }
     case Kind.DOMException: {
       // Node 20 deviation: clones a DOMException into `{}`. WebIDL marks DOMException serializable
-      // (name and message); structura follows that.
+      // (name and message, and "notably the stack" as interesting data); structura keeps all three.
       const ex = value as DOMException;
-      const out = new DOMException(ex.message, ex.name);
+      const stack = (ex as { stack?: unknown }).stack;
+      const out = new DOMExceptionCtor!(ex.message, ex.name);
+      setStack(out, typeof stack === "string" ? stack : undefined);
       state.remember(value, out);
       return out;
     }
@@ -426,7 +382,7 @@ function cloneByKind(value: object, kind: Kind, state: CloneState): object {
 }
 
 function cloneMap(source: Map<unknown, unknown>, state: CloneState): Map<unknown, unknown> {
-  const out = new Map<unknown, unknown>();
+  const out = new MapCtor<unknown, unknown>();
   state.remember(source, out);
   // The spec snapshots the entries before serializing any of them.
   const entries = mapEntryList(source);
@@ -450,7 +406,7 @@ function cloneMap(source: Map<unknown, unknown>, state: CloneState): Map<unknown
 }
 
 function cloneSet(source: Set<unknown>, state: CloneState): Set<unknown> {
-  const out = new Set<unknown>();
+  const out = new SetCtor<unknown>();
   state.remember(source, out);
   const values = setValueList(source);
   for (let i = 0; i < values.length; i++) {
@@ -465,6 +421,9 @@ function cloneSet(source: Set<unknown>, state: CloneState): Set<unknown> {
 }
 
 function cloneArrayBuffer(source: ArrayBuffer, state: CloneState): ArrayBuffer {
+  const plan = state.plan;
+  const transferred = plan === null ? -1 : transferIndex(plan, source);
+  if (transferred >= 0) return cloneTransferred(source, plan!, transferred, state);
   const length = bufferByteLength(source);
   if (length === 0 && isDetached(source)) {
     throw new Refusal("An ArrayBuffer is detached and could not be cloned.");
@@ -473,11 +432,32 @@ function cloneArrayBuffer(source: ArrayBuffer, state: CloneState): ArrayBuffer {
   let out: ArrayBuffer;
   if (max === undefined) out = copyBufferBytes(source);
   else {
-    out = new ArrayBuffer(length, { maxByteLength: max });
-    new Uint8Array(out).set(new Uint8Array(source, 0, length));
+    out = new ArrayBufferCtor(length, { maxByteLength: max });
+    new Uint8ArrayCtor(out).set(new Uint8ArrayCtor(source, 0, length));
   }
-  // A buffer in the transfer list is copied here and detached in the source once the whole value is
-  // done: views met later still need the source's offsets and lengths, which detaching would zero.
+  state.remember(source, out);
+  return out;
+}
+
+/**
+ * A buffer in the transfer list. The spec moves its contents only once the whole value is serialized,
+ * so what the clone gets is the buffer as it is then (a getter met later may still write to it, resize
+ * it, or detach it, which fails the transfer). Here the clone's buffer is made now, empty, so that views
+ * met later can be built over it, and filled when the transfer completes (see completeTransfer). A
+ * detached buffer is not refused here: the spec reports it after serializing, so that an exception
+ * thrown by a getter wins.
+ */
+function cloneTransferred(
+  source: ArrayBuffer,
+  plan: TransferPlan,
+  index: number,
+  state: CloneState,
+): ArrayBuffer {
+  const length = bufferByteLength(source);
+  const max = resizableMax(source);
+  const out =
+    max === undefined ? new ArrayBufferCtor(length) : new ArrayBufferCtor(length, { maxByteLength: max });
+  plan.copies[index] = out;
   state.remember(source, out);
   return out;
 }
@@ -502,8 +482,8 @@ function cloneView(view: ArrayBufferView, kind: Kind, state: CloneState): object
   let out: object;
   if (isDataView) {
     out = parts.tracking
-      ? new DataView(buffer, parts.byteOffset)
-      : new DataView(buffer, parts.byteOffset, parts.length);
+      ? new DataViewCtor(buffer, parts.byteOffset)
+      : new DataViewCtor(buffer, parts.byteOffset, parts.length);
   } else {
     const Ctor = typedArrayConstructor(parts.type)!;
     out = parts.tracking
@@ -540,9 +520,16 @@ function cloneHost(value: object, state: CloneState): object {
   if (native === null) throw refuse(value);
   const plan = state.plan;
   const transfer = plan?.host.includes(value) ? [value] : undefined;
-  const out = native(value, transfer === undefined ? undefined : { transfer }) as object;
+  let out: object;
+  try {
+    out = native(value, transfer === undefined ? undefined : { transfer }) as object;
+  } catch (error) {
+    // The host's refusal becomes structura's, so that it gets the path of the value.
+    if (error instanceof DataCloneError) throw new Refusal(error.message);
+    throw error;
+  }
   if (transfer !== undefined) plan!.hostDone.push(value);
-  if (Object.getPrototypeOf(out) === Object.prototype && transfer === undefined) {
+  if (getPrototypeOf(out) === ObjectProto && transfer === undefined) {
     return clonePlain(value, keysOf(value), state);
   }
   state.remember(value, out);

@@ -13,27 +13,18 @@
  */
 
 import { compile } from "../core/host.ts";
-import { annotate, type CloneState, cloneObject, clonePlain, refuse } from "./clone.ts";
+import { annotate, type CloneState, type Copier, refuse, type Shape } from "./state.ts";
 
-export type Copier = (source: object, state: CloneState) => object;
+export type { Copier, Shape } from "./state.ts";
 
-export interface Shape {
-  readonly keys: readonly string[];
-  uses: number;
-  /** null until compiled; `fallback` once compilation was refused or the shape is not compilable. */
-  copy: Copier | null;
-}
-
-/** Objects of a shape seen before its copier is compiled. */
-const COMPILE_AFTER = 2;
+/** Objects of a shape seen before its copier is compiled (the walk in ./clone.ts counts the uses). */
+export const COMPILE_AFTER = 2;
 /** Wider records use the generic loop: huge literals gain little and cost compile time. */
 const MAX_KEYS = 64;
 /** Bound on distinct shapes kept per process, so adversarial key sets cannot grow memory without end. */
 const MAX_SHAPES = 2048;
 
 const cache = new Map<string, Shape>();
-
-const fallback: Copier = (source, state) => clonePlain(source, Object.keys(source), state);
 
 const INDEX = /^(?:0|[1-9]\d*)$/;
 
@@ -54,13 +45,6 @@ export function shapeFor(keys: string[]): Shape | null {
     cache.set(signature, shape);
   }
   return shape;
-}
-
-export function copyWithShape(shape: Shape, source: object, state: CloneState): object {
-  const copy = shape.copy;
-  if (copy !== null) return copy(source, state);
-  if (++shape.uses > COMPILE_AFTER) shape.copy = compileCopier(shape.keys) ?? fallback;
-  return clonePlain(source, shape.keys, state);
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -89,8 +73,13 @@ type CopierFactory = (
  *     } catch (e) { throw annotate(e, keys[k]); }
  *     return o;
  *   }
+ *
+ * `cloneObject` is passed in by the walk rather than imported, so this module does not depend on it.
  */
-function compileCopier(keys: readonly string[]): Copier | null {
+export function compileCopier(
+  keys: readonly string[],
+  cloneObject: (value: object, state: CloneState) => object,
+): Copier | null {
   const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
   let body = `return function copy(s,st){var o={${literal}},x,k=0;st.remember(s,o);try{`;
   for (let i = 0; i < keys.length; i++) {

@@ -101,16 +101,57 @@ function withLocation(message: string, options: StructuraErrorOptions | undefine
 }
 
 /**
- * What native `structuredClone` throws for a value it refuses: a `DOMException` named
- * "DataCloneError" (legacy code 25). structura's subclass adds the `path` of the refused value.
+ * What native `structuredClone` throws for a value it refuses: a genuine `DOMException` named
+ * "DataCloneError" (legacy code 25), whose `constructor` is `DOMException` itself, as the web platform's
+ * own tests (`assert_throws_dom`) require. structura adds `path`, the place of the refused value, as an
+ * own property.
+ *
+ * `DataCloneError` is therefore not a class: `new DataCloneError(message, path)` returns such a
+ * DOMException, and `error instanceof DataCloneError` (through Symbol.hasInstance) is true for every
+ * DOMException named "DataCloneError", structura's and the host's alike.
  */
-export class DataCloneError extends DOMException {
+export interface DataCloneError extends DOMException {
+  readonly name: "DataCloneError";
+  /** Where in the value graph the refused value was, e.g. `value.users[3].onClick`. */
   readonly path: string | undefined;
-  constructor(message: string, path?: string) {
-    super(path === undefined ? message : `${path}: ${message}`, "DataCloneError");
-    this.path = path;
+}
+
+export interface DataCloneErrorConstructor {
+  new (message: string, path?: string): DataCloneError;
+  readonly prototype: DOMException;
+  [Symbol.hasInstance](value: unknown): value is DataCloneError;
+}
+
+/** Captured at load: deleting or replacing the global later must not change what structura throws. */
+const DOMExceptionIntrinsic = DOMException;
+const DOMExceptionName = Object.getOwnPropertyDescriptor(DOMException.prototype, "name")?.get;
+
+function createDataCloneError(message: string, path?: string): DataCloneError {
+  const error = new DOMExceptionIntrinsic(
+    path === undefined ? message : `${path}: ${message}`,
+    "DataCloneError",
+  ) as DOMException & { path: string | undefined };
+  error.path = path;
+  return error as DataCloneError;
+}
+
+/** Whether a value is a DOMException named "DataCloneError" (read by brand, so a plain object is not). */
+function isDataCloneError(value: unknown): value is DataCloneError {
+  if (typeof value !== "object" || value === null || !(value instanceof DOMExceptionIntrinsic)) return false;
+  if (DOMExceptionName === undefined) return (value as DOMException).name === "DataCloneError";
+  try {
+    return DOMExceptionName.call(value) === "DataCloneError";
+  } catch {
+    // An object that merely inherits from DOMException.prototype has no name slot.
+    return false;
   }
 }
+
+export const DataCloneError = function DataCloneError(message: string, path?: string): DataCloneError {
+  return createDataCloneError(message, path);
+} as unknown as DataCloneErrorConstructor;
+Object.defineProperty(DataCloneError, "prototype", { value: DOMExceptionIntrinsic.prototype });
+Object.defineProperty(DataCloneError, Symbol.hasInstance, { value: isDataCloneError });
 
 /** The name a refused value is reported under, e.g. `function onClick`, `Symbol(x)`, `#<WeakMap>`. */
 export function describeValue(value: unknown): string {

@@ -76,12 +76,15 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(
   Symbol.toStringTag,
 )!.get as (this: unknown) => string | undefined;
 
-/** The constructor for a typed array id, or undefined where the host lacks it (Float16Array). */
-export function typedArrayConstructor(id: number): TypedArrayConstructor | undefined {
-  const name = TYPED_ARRAY_NAMES[id];
-  if (name === undefined) return undefined;
+/** The typed array constructors, captured at load: a global deleted or replaced later changes nothing. */
+const typedArrayConstructors: (TypedArrayConstructor | undefined)[] = TYPED_ARRAY_NAMES.map((name) => {
   const ctor = (globalThis as Record<string, unknown>)[name];
   return typeof ctor === "function" ? (ctor as TypedArrayConstructor) : undefined;
+});
+
+/** The constructor for a typed array id, or undefined where the host lacks it (Float16Array). */
+export function typedArrayConstructor(id: number): TypedArrayConstructor | undefined {
+  return typedArrayConstructors[id];
 }
 
 /** Bytes per element for each typed array id. */
@@ -283,10 +286,18 @@ export interface ErrorParts {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const defineProperty = Object.defineProperty;
+
 /**
  * Takes an Error apart per the HTML algorithm (name via [[Get]], kept only if it is one of the seven
  * standard names; message only if an own data property), plus what V8 and Bun also carry: the stack
- * string and an own data `cause`.
+ * and an own data `cause`.
+ *
+ * The stack is read with an ordinary [[Get]], as V8's serializer does: engines keep it in different
+ * places (an own data property in V8 before 2025 and in JavaScriptCore, an own accessor in newer V8, an
+ * accessor on Error.prototype in SpiderMonkey), and only [[Get]] finds it in all of them. It is kept
+ * when it is a string.
  *
  * Node deviation: V8 applies ToString to `name` and reads it twice; the spec reads it once and compares
  * the value itself, so `{ toString() { return "TypeError" } }` gives "Error". structura follows the spec.
@@ -294,16 +305,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export function readError(error: object): ErrorParts {
   const rawName = (error as { name?: unknown }).name;
   const name: ErrorName = ERROR_NAMES.includes(rawName as ErrorName) ? (rawName as ErrorName) : "Error";
-  const messageDesc = Object.getOwnPropertyDescriptor(error, "message");
+  const messageDesc = getOwnPropertyDescriptor(error, "message");
   const hasMessage = messageDesc !== undefined && "value" in messageDesc;
   const message = hasMessage ? String(messageDesc.value) : undefined;
-  let stack: string | undefined;
-  const stackDesc = Object.getOwnPropertyDescriptor(error, "stack");
-  if (stackDesc !== undefined) {
-    const value = "value" in stackDesc ? stackDesc.value : (error as { stack?: unknown }).stack;
-    if (typeof value === "string") stack = value;
-  }
-  const causeDesc = Object.getOwnPropertyDescriptor(error, "cause");
+  const rawStack = (error as { stack?: unknown }).stack;
+  const stack = typeof rawStack === "string" ? rawStack : undefined;
+  const causeDesc = getOwnPropertyDescriptor(error, "cause");
   const hasCause = causeDesc !== undefined && "value" in causeDesc;
   return { name, message, hasMessage, stack, hasCause, cause: hasCause ? causeDesc.value : undefined };
 }
@@ -320,24 +327,42 @@ const errorConstructors: Record<ErrorName, ErrorConstructor> = {
 
 /**
  * Rebuilds an Error from a closed allow-list of constructors (never looked up by a name from input).
- * `message`, `stack` and `cause` become own non-enumerable data properties, as on a native error; the
- * clone always has an own `stack` (the original's string, or undefined), as V8's deserializer does.
+ * `message` and `cause` become own non-enumerable data properties, as on a native error.
  */
 export function buildError(name: ErrorName, message: string | undefined, stack: string | undefined): Error {
   const Ctor = errorConstructors[name] ?? Error;
   const error = message === undefined ? new Ctor() : new Ctor(message);
-  Object.defineProperty(error, "stack", {
-    value: stack,
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
+  setStack(error, stack);
   return error;
+}
+
+/**
+ * Gives a rebuilt error (or DOMException) the original's stack, in the form this engine's own errors
+ * carry it, which is what its native clone produces: where a new error has an own `stack` accessor
+ * (newer V8), through that accessor's setter; where it has an own data property (older V8,
+ * JavaScriptCore), as a data property; where it has none (SpiderMonkey keeps an accessor on
+ * Error.prototype), as an own data property, the only way to give one object a stack of its own.
+ *
+ * Without a stack, the stack captured when the error was made here is removed (it would name
+ * structura's frames, not the original's) and nothing is defined: an own `stack: undefined` would hide
+ * an accessor on the prototype.
+ */
+export function setStack(error: object, stack: string | undefined): void {
+  const own = getOwnPropertyDescriptor(error, "stack");
+  if (stack === undefined) {
+    if (own !== undefined && own.configurable === true) delete (error as { stack?: unknown }).stack;
+    return;
+  }
+  if (own !== undefined && own.set !== undefined) {
+    own.set.call(error, stack);
+    return;
+  }
+  defineProperty(error, "stack", { value: stack, writable: true, enumerable: false, configurable: true });
 }
 
 /** Sets `cause` on a rebuilt error (separately, so a cause that refers back to the error can be wired). */
 export function setErrorCause(error: Error, cause: unknown): void {
-  Object.defineProperty(error, "cause", {
+  defineProperty(error, "cause", {
     value: cause,
     writable: true,
     enumerable: false,
@@ -529,9 +554,11 @@ function instanceOfAny(value: object, ctors: Ctor[]): boolean {
   return false;
 }
 
-const BlobCtor = (globalThis as { Blob?: typeof Blob }).Blob;
-const FileCtor = (globalThis as { File?: typeof File }).File;
-const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
+/** Platform constructors, captured at load (as the other intrinsics here): `clone` must still rebuild a
+ * Blob after `delete globalThis.Blob`, as native does. */
+export const BlobCtor = (globalThis as { Blob?: typeof Blob }).Blob;
+export const FileCtor = (globalThis as { File?: typeof File }).File;
+export const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
 
 /**
  * Classifies an object. `typeof value` must already be "object" (functions and symbols are refused by
@@ -552,6 +579,7 @@ export function classifyUnproxied(value: object): Kind {
       // `callee`. Other objects with Object.prototype and an internal slot are built-ins whose prototype
       // was swapped; for those with a builtin tag (Date, Array, Error, boxed primitives, RegExp)
       // Object.prototype.toString still names the slot, and the full scan recognises them.
+      if (!tagIsData(value)) break;
       const tag = toTag.call(value);
       // Under Bun the global object inherits straight from Object.prototype; the spec refuses it.
       if (tag === "[object Object]") return value === globalThis ? Kind.Refused : Kind.Object;
@@ -577,10 +605,32 @@ export function classifyUnproxied(value: object): Kind {
       if (brand(byteLengthOfBuffer, value)) return Kind.ArrayBuffer;
       break;
     case ErrorProto:
-      if (toTag.call(value) === "[object Error]") return Kind.Error;
+      if (tagIsData(value) && toTag.call(value) === "[object Error]") return Kind.Error;
       break;
   }
   return classifyBySlots(value);
+}
+
+const TO_STRING_TAG = Symbol.toStringTag;
+const getPrototypeOf = Object.getPrototypeOf;
+
+/**
+ * Whether @@toStringTag resolves to a data property (or to nothing), so that Object.prototype.toString
+ * runs no user code. An accessor there is a getter someone wrote (the one intrinsic accessor, on
+ * %TypedArray%.prototype, is never met: views are recognised first): native structuredClone never reads
+ * @@toStringTag, so structura must not run it either. Only own-property checks are made, which run no
+ * code (a Proxy has already been refused).
+ */
+function tagIsData(value: object): boolean {
+  let o: object | null = value;
+  while (o !== null) {
+    if (hasOwn.call(o, TO_STRING_TAG)) {
+      const desc = getOwnPropertyDescriptor(o, TO_STRING_TAG)!;
+      return desc.get === undefined && desc.set === undefined;
+    }
+    o = getPrototypeOf(o) as object | null;
+  }
+  return true;
 }
 
 /**
@@ -598,6 +648,9 @@ export function classifyUnproxied(value: object): Kind {
  */
 function classifyBySlots(value: object): Kind {
   if (value === globalThis) return Kind.Refused;
+  if (ArrayBuffer.isView(value))
+    return typedArrayTag.call(value) === undefined ? Kind.DataView : Kind.TypedArray;
+  if (!tagIsData(value)) return classifyWithAccessorTag(value);
   const tag = toTag.call(value) as string;
   switch (tag) {
     case "[object Object]":
@@ -643,22 +696,90 @@ function classifyBySlots(value: object): Kind {
       if (brand(symbolValue, value)) return Kind.Refused;
       break;
   }
-  if (ArrayBuffer.isView(value))
-    return typedArrayTag.call(value) === undefined ? Kind.DataView : Kind.TypedArray;
   const name = tag.slice(8, -1);
   if (REFUSED_TAGS.has(name)) return Kind.Refused;
+  const known = platformOrBrand(value);
+  if (known !== Kind.Object) return known;
+  // An object whose class names itself through @@toStringTag and whose constructor is native code is a
+  // platform object of this host that no list knows (Bun's BlockList, a browser's newer interfaces):
+  // `clone` asks the host. A class written in JavaScript that sets a tag is an ordinary object, as
+  // native structuredClone treats it.
+  return hostConstructed(value) ? Kind.Host : Kind.Object;
+}
+
+/** The platform lists, then every brand check: for objects whose @@toStringTag named nothing known. */
+function platformOrBrand(value: object): Kind {
   if (FileCtor !== undefined && value instanceof FileCtor) return Kind.File;
   if (BlobCtor !== undefined && value instanceof BlobCtor) return Kind.Blob;
   if (DOMExceptionCtor !== undefined && value instanceof DOMExceptionCtor) return Kind.DOMException;
   const platform = platformKind(value);
   if (platform !== Kind.Object) return platform;
   // A custom @@toStringTag (a class's own, or a disguised built-in): only brand checks can tell.
-  const branded = classifyByBrand(value);
-  if (branded !== Kind.Object) return branded;
-  // An object whose class names itself through @@toStringTag is likely a platform object of this host
-  // that no list knows (Node's BlockList, X509Certificate, ...). `clone` asks the host; if the host
-  // treats it as an ordinary object, so does structura.
-  return Kind.Host;
+  return classifyByBrand(value);
+}
+
+/**
+ * An object whose @@toStringTag is a getter: the getter is never run (native never reads the tag), so
+ * the slots are found by brand checks alone. (An Error or `arguments` object wearing such a getter has
+ * no non-throwing brand check and is taken for an ordinary object.)
+ */
+function classifyWithAccessorTag(value: object): Kind {
+  const known = platformOrBrand(value);
+  if (known !== Kind.Object) return known;
+  if (nodePlatformObject(value)) return Kind.Host;
+  return classifyUntagged(value);
+}
+
+const functionSource = Function.prototype.toString;
+const nativeByPrototype = new WeakMap<object, boolean>();
+
+/** Whether the nearest `constructor` on the prototype chain is native code (cached per prototype). */
+function hostConstructed(value: object): boolean {
+  const proto = getPrototypeOf(value) as object | null;
+  if (proto === null) return false;
+  const cached = nativeByPrototype.get(proto);
+  if (cached !== undefined) return cached;
+  let native = false;
+  const desc = getOwnPropertyDescriptor(proto, "constructor");
+  const ctor = desc !== undefined && "value" in desc ? desc.value : undefined;
+  if (typeof ctor === "function") {
+    try {
+      native = functionSource.call(ctor).endsWith("{ [native code] }");
+    } catch {
+      native = false;
+    }
+  }
+  nativeByPrototype.set(proto, native);
+  return native;
+}
+
+/**
+ * Node's platform objects written in JavaScript (net.BlockList, net.SocketAddress, perf_hooks
+ * histograms, KeyObject, ...) carry no @@toStringTag: what marks them is a method keyed by one of the
+ * per-isolate messaging symbols on their prototype chain, which Node's serializer calls to clone or
+ * transfer them. Such an object is not an ordinary object: `clone` hands it to the host, the formats
+ * refuse it. Cached per prototype; user code cannot make these symbols.
+ */
+const nodePlatformByPrototype = new WeakMap<object, boolean>();
+const MESSAGING_SYMBOLS = new Set(["messaging_clone_symbol", "messaging_transfer_symbol"]);
+
+function nodePlatformObject(value: object): boolean {
+  const proto = getPrototypeOf(value) as object | null;
+  if (proto === null || proto === ObjectProto) return false;
+  const cached = nodePlatformByPrototype.get(proto);
+  if (cached !== undefined) return cached;
+  let found = false;
+  for (let o: object | null = proto; o !== null && o !== ObjectProto && !found; o = getPrototypeOf(o)) {
+    const symbols = Object.getOwnPropertySymbols(o);
+    for (let i = 0; i < symbols.length; i++) {
+      if (MESSAGING_SYMBOLS.has(symbols[i]!.description as string)) {
+        found = true;
+        break;
+      }
+    }
+  }
+  nodePlatformByPrototype.set(proto, found);
+  return found;
 }
 
 /** An object Object.prototype.toString calls "Object": ordinary, unless a swapped-prototype slot type. */
@@ -678,8 +799,9 @@ function classifyUntagged(value: object): Kind {
     }
     if (t.isBoxedPrimitive(value)) return t.isBigIntObject(value) ? Kind.BigIntObject : Kind.Refused;
   }
-  // Platform classes name themselves through @@toStringTag (WebIDL requires it, Node follows), so an
-  // object tagged "Object" is not one of them.
+  // Platform classes name themselves through @@toStringTag (WebIDL requires it), except the ones Node
+  // writes in JavaScript and marks with its messaging symbols instead.
+  if (t !== null && nodePlatformObject(value)) return Kind.Host;
   return Kind.Object;
 }
 

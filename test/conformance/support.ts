@@ -1,0 +1,149 @@
+/**
+ * Shared by the conformance suite (test/conformance/*.test.ts), which runs under vitest (Node) and under
+ * `bun test` (Bun maps the `vitest` import to `bun:test`), so it imports only what both support.
+ *
+ * Every case is written from the HTML spec's StructuredSerialize/StructuredDeserialize steps and the
+ * lists of cases in web-platform-tests (html/webappapis/structured-clone), Node's and Bun's
+ * structured-clone tests. Each check runs twice: against structura's `clone` and against this runtime's
+ * own `structuredClone`, the oracle. Where the runtime is known to deviate from the spec the case is
+ * marked (DEVIATIONS below): the native run then asserts that the runtime still deviates (so a stale mark
+ * fails), and structura is held to the spec.
+ */
+
+import { expect, it } from "vitest";
+import { clone } from "../../src/index.ts";
+import { runtime } from "../helpers/runtime.ts";
+
+export { runtime };
+
+export type Clone = (value: unknown, options?: unknown) => unknown;
+
+export const structura: Clone = (value, options) =>
+  options === undefined ? clone(value) : clone(value, options as never);
+export const native: Clone = (value, options) =>
+  options === undefined
+    ? structuredClone(value)
+    : structuredClone(value, options as StructuredSerializeOptions);
+
+/** Runtime deviations from the spec, by case id: what the runtime does instead. */
+export const DEVIATIONS: Readonly<Record<string, Partial<Record<"node" | "bun", string>>>> = {
+  "file-stays-file": { node: "Node 20 clones a File into a plain Blob" },
+  "file-subclass": { node: "Node 20 clones a File (subclass) into a plain Blob" },
+  "non-serializable-platform": { node: "Node 20 clones a Response into {} instead of refusing it" },
+  "domexception-clone": { node: "Node 20 clones a DOMException into {}" },
+  "domexception-stack": { node: "Node 20 clones a DOMException into {} (no stack)" },
+  "domexception-transfer": { node: "Node 20 throws TypeError, not DataCloneError, for a non-transferable" },
+  "detached-buffer-transfer": {
+    node: "Node 20 ignores an already detached ArrayBuffer in the transfer list",
+  },
+  "detached-during-serialization": {
+    node: "Node 20 completes the transfer of a buffer a getter detached while the value was serialized",
+  },
+  "detached-check-order": {
+    bun: "Bun checks for a detached buffer in the transfer list before serializing, so a getter's exception is lost",
+  },
+  "stackless-error": {
+    node: "V8 gives the clone of an error without a string stack an own `stack: undefined`",
+  },
+  "sab-transfer": {
+    node: "Node 20 throws TypeError, not DataCloneError, for a SharedArrayBuffer in the list",
+  },
+  "transfer-not-iterable-object": {
+    node: "Node 20 treats null, or an object without a callable @@iterator, as no transfer list",
+  },
+  "transfer-iteration-order": {
+    node: "Node 20 reads the whole transfer iterable before converting its entries",
+  },
+};
+
+/**
+ * Deviations of the host that structura inherits, because it hands these platform objects to the host's
+ * own structuredClone (it cannot see inside a MessagePort). structura is then held to the host's result.
+ */
+export const INHERITED: Readonly<Record<string, Partial<Record<"node" | "bun", string>>>> = {
+  "detached-port-transfer": {
+    bun: "Bun transfers an already transferred MessagePort again without throwing",
+  },
+};
+
+/** This runtime's deviation for a case, if any. */
+export function deviation(id: string | undefined): string | undefined {
+  return id === undefined ? undefined : DEVIATIONS[id]?.[runtime];
+}
+
+/** Every mark that applies to this runtime (for the README's count). */
+export function deviationsHere(): string[] {
+  return Object.keys(DEVIATIONS).filter((id) => DEVIATIONS[id]![runtime] !== undefined);
+}
+
+async function fails(fn: () => unknown): Promise<boolean> {
+  try {
+    await fn();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * One conformance case: `check(impl)` must pass for structura, and for the native clone unless the
+ * runtime deviates (then it must fail for the native clone).
+ */
+export function conform(name: string, check: (impl: Clone) => unknown, id?: string): void {
+  const inherited = id === undefined ? undefined : INHERITED[id]?.[runtime];
+  if (inherited !== undefined) {
+    it(`${name} — structura and native ${runtime} deviate alike (host object): ${inherited}`, async () => {
+      expect(await fails(() => check(structura))).toBe(true);
+      expect(await fails(() => check(native))).toBe(true);
+    });
+    return;
+  }
+  it(`${name} — structura`, async () => {
+    await check(structura);
+  });
+  const why = deviation(id);
+  if (why === undefined) {
+    it(`${name} — native ${runtime} (oracle)`, async () => {
+      await check(native);
+    });
+  } else {
+    it(`${name} — native ${runtime} deviates: ${why}`, async () => {
+      expect(await fails(() => check(native))).toBe(true);
+    });
+  }
+}
+
+export function caught(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw, but the call returned normally");
+}
+
+/**
+ * What WPT's assert_throws_dom checks: a genuine DOMException of this realm (its constructor is
+ * DOMException itself), with the name and the legacy code.
+ */
+export function expectThrowsDom(fn: () => unknown, name = "DataCloneError", code = 25): DOMException {
+  const error = caught(fn) as DOMException;
+  expect(typeof error).toBe("object");
+  expect(error.constructor).toBe(DOMException);
+  expect(Object.getPrototypeOf(error)).toBe(DOMException.prototype);
+  expect(error.name).toBe(name);
+  expect(error.code).toBe(code);
+  return error;
+}
+
+/** What assert_throws_js checks: an error whose constructor is exactly `Ctor`. */
+export function expectThrowsJs(fn: () => unknown, Ctor: ErrorConstructor): unknown {
+  const error = caught(fn) as Error;
+  expect(error.constructor).toBe(Ctor);
+  return error;
+}
+
+/** Blob bytes (Response, as WPT reads them, is in both runtimes; arrayBuffer() is simpler). */
+export async function bytesOf(blob: Blob): Promise<number[]> {
+  return [...new Uint8Array(await blob.arrayBuffer())];
+}
