@@ -80,7 +80,8 @@ function unknownOption(key: string, allowed: readonly string[], api: string): Ar
   let bestDistance = Infinity;
   for (const name of allowed) {
     const d = editDistance(key.toLowerCase(), name.toLowerCase());
-    if (d < bestDistance) {
+    // On a tie, the name sharing the longer prefix ("copies": "copy", not "types").
+    if (d < bestDistance || (d === bestDistance && commonPrefix(key, name) > commonPrefix(key, best))) {
       bestDistance = d;
       best = name;
     }
@@ -89,6 +90,12 @@ function unknownOption(key: string, allowed: readonly string[], api: string): Ar
   return new ArgumentError(
     `${api}: unknown option "${key.slice(0, 60)}".${hint} Valid options: ${allowed.join(", ")}.`,
   );
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i]!.toLowerCase() === b[i]!.toLowerCase()) i++;
+  return i;
 }
 
 /** Levenshtein distance (error path only; option names are short). */
