@@ -221,6 +221,8 @@ export class ChannelEnd<T = unknown> {
   #error: unknown;
   /** A watched worker's error or non-zero exit: the end's fault once what it sent is delivered. */
   #workerError: unknown;
+  /** null: no Node worker watched; false: watched, not exited yet; true: it exited. */
+  #watchedExit: boolean | null = null;
   #tail = 0;
   #listeners = new Map<EventType, Set<Listener<T>>>();
   #onmessage: Listener<T> | null = null;
@@ -251,7 +253,7 @@ export class ChannelEnd<T = unknown> {
     if (this.#rx !== null) this.#tail = Atomics.load(this.#rx.ctrl, TAIL);
     const port = this.#port;
     port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
-    port.addEventListener("close", () => this.#peerGone());
+    port.addEventListener("close", () => this.#portClosed());
     // Like a MessagePort: an end keeps its thread alive only once something listens to it.
     this.unref();
   }
@@ -836,7 +838,9 @@ export class ChannelEnd<T = unknown> {
     };
     if (typeof worker.on === "function") {
       const node = worker;
+      if (this.#watchedExit === null) this.#watchedExit = false;
       node.on!("exit", (code: unknown) => {
+        this.#watchedExit = true;
         if (typeof code === "number" && code !== 0 && this.#workerError === undefined) {
           this.#workerError = new StructuraError(
             "ERR_CHANNEL_CLOSED",
@@ -915,6 +919,20 @@ export class ChannelEnd<T = unknown> {
       if (isPayload(got.message)) this.#inbox.push(got.message);
       else this.#onPortMessage(got.message);
     }
+  }
+
+  /**
+   * The port closed without the peer's `{ c: 1 }` notice: the peer died. A watched Node worker reports
+   * how (its `error` or exit code) in events that may come after the port's: wait for them (bounded),
+   * so the close carries the reason instead of looking like a clean end.
+   */
+  #portClosed(): void {
+    if (this.#peerClosed || this.#watchedExit !== false) {
+      this.#peerGone();
+      return;
+    }
+    const timer = setTimeout(() => this.#peerGone(), 1000) as { unref?: () => void };
+    timer.unref?.();
   }
 
   #peerGone(): void {
