@@ -52,7 +52,7 @@ describe("options are checked at every entry point", () => {
     expect(buffer.byteLength).toBe(8); // nothing was copied or transferred
 
     e = argumentError(() => stringify({}, { spaces: 2 } as never));
-    expect(e.message).toMatch(/"spaces".*"space"/);
+    expect(e.message).toContain('"spaces". Did you mean "space"?');
     e = argumentError(() => parse("[]", { maxdepth: 3 } as never));
     expect(e.message).toContain('"maxDepth"');
     e = argumentError(() => serialize({}, { type: [] } as never));
@@ -191,7 +191,7 @@ describe("text errors say where and what", () => {
       }
     }
     // A structura text of another version is not "plain JSON".
-    expect(() => parse('["structura:9", [], 1]')).toThrow(/Unsupported text format version/);
-    expect(() => parse('["structura:9", [], 1]')).not.toThrow(/plain JSON/);
+    expect(() => parse('["structura:9", [], 1]')).toThrow("Unsupported text format version");
+    expect(() => parse('["structura:9", [], 1]')).not.toThrow("plain JSON");
   });
 });

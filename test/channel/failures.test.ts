@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type MessagePort as NodeMessagePort, Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { ArgumentError, type ChannelEnd, createChannel, openChannel } from "../../src/channel/index.ts";
+import { type ChannelEnd, createChannel, openChannel } from "../../src/channel/index.ts";
+import { ArgumentError } from "../../src/core/errors.ts";
 import { channelLib, closeEvent } from "./helpers.ts";
 
 const NOT_FOUND = /Cannot find module|not found|ERR_MODULE_NOT_FOUND/i;
