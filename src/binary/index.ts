@@ -5,13 +5,19 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { depthOption, registryOf, type TypeOptions } from "../core/options.ts";
+import { checkOptions, depthOption, registryOf, type TypeOptions } from "../core/options.ts";
 import { decode } from "./decode.ts";
 import { encode } from "./encode.ts";
 import { DEFAULT_MAX_DEPTH } from "./tags.ts";
 
 export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "../core/registry.ts";
 export { DEFAULT_MAX_DEPTH } from "./tags.ts";
+
+const SERIALIZE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth"];
+const DESERIALIZE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth", "copy"];
+const FUNCTION_HINT =
+  "serialize() and deserialize() take an options object ({ types, registry, maxDepth }), not a function " +
+  "(v8.serialize has no replacer either).";
 
 export interface SerializeOptions extends TypeOptions {
   /**
@@ -39,7 +45,9 @@ export interface DeserializeOptions extends TypeOptions {
  * docs/binary-format.md §11). The result owns its memory; it may be a view over a somewhat larger
  * ArrayBuffer (use its byteOffset/byteLength, not `.buffer` alone).
  */
-export function serialize(value: unknown, options?: SerializeOptions): Uint8Array {
+export function serialize(value: unknown, options?: SerializeOptions | null): Uint8Array {
+  if (options === null) options = undefined;
+  else if (options !== undefined) checkOptions(options, SERIALIZE_OPTIONS, "serialize()", FUNCTION_HINT);
   return encode(value, {
     registry: registryOf(options),
     maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
@@ -50,7 +58,12 @@ export function serialize(value: unknown, options?: SerializeOptions): Uint8Arra
  * Reads a value written by `serialize`. The bytes are treated as untrusted: anything malformed throws a
  * DecodeError (or LimitError) with a `code` and the byte `offset` where the problem was found.
  */
-export function deserialize<T = unknown>(bytes: Uint8Array | ArrayBuffer, options?: DeserializeOptions): T {
+export function deserialize<T = unknown>(
+  bytes: Uint8Array | ArrayBuffer,
+  options?: DeserializeOptions | null,
+): T {
+  if (options === null) options = undefined;
+  else if (options !== undefined) checkOptions(options, DESERIALIZE_OPTIONS, "deserialize()", FUNCTION_HINT);
   let input: Uint8Array;
   if (bytes instanceof Uint8Array) input = bytes;
   else if (bytes instanceof ArrayBuffer) input = new Uint8Array(bytes);

@@ -8,6 +8,7 @@ import { deserialize, serialize } from "../binary/index.ts";
 import { ArgumentError, DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
 import { type AnyCustomType, TypeRegistry } from "../core/registry.ts";
 import { isArrayBuffer, isDetached } from "../core/types.ts";
+import type { HostMessagePort } from "./port.ts";
 import {
   CLOSED,
   HEAD,
@@ -24,7 +25,8 @@ import {
 /** What travels to the other thread to open the far end (plain data plus a MessagePort). */
 export interface ChannelHandle {
   readonly __structuraChannel: 1;
-  readonly port: MessagePort;
+  /** Transfer it with the handle (`transferList: [handle.port]`); a handle opens once. */
+  readonly port: HostMessagePort;
   /** Ring this end reads from / writes to; `null` in port mode. */
   readonly rx: SharedArrayBuffer | null;
   readonly tx: SharedArrayBuffer | null;
@@ -61,6 +63,15 @@ export interface ChannelEvent<T = unknown> {
 }
 
 type Listener<T> = (event: ChannelEvent<T>) => void;
+
+/** What `watch` needs of a Worker: Node's `on` (and `listenerCount`), or the Web's `addEventListener`. */
+export interface WatchedWorker {
+  // Methods, not function-typed properties: their parameters compare bivariantly, so Node's overloaded
+  // `on` and the DOM's `addEventListener` (whose listeners take an Error, an ErrorEvent) both fit.
+  on?(event: "exit" | "error", listener: (value: unknown) => void): unknown;
+  listenerCount?(event: "error"): number;
+  addEventListener?(type: "error", listener: (event: unknown) => void): unknown;
+}
 type EventType = ChannelEvent["type"];
 
 interface Outgoing {
@@ -216,6 +227,10 @@ export class ChannelEnd<T = unknown> {
   #peerClosed = false;
   #closeEmitted = false;
   #error: unknown;
+  /** A watched worker's error or non-zero exit: the end's fault once what it sent is delivered. */
+  #workerError: unknown;
+  /** null: no Node worker watched; false: watched, not exited yet; true: it exited. */
+  #watchedExit: boolean | null = null;
   #tail = 0;
   #listeners = new Map<EventType, Set<Listener<T>>>();
   #onmessage: Listener<T> | null = null;
@@ -227,7 +242,7 @@ export class ChannelEnd<T = unknown> {
   #spinQueued = false;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
-    this.#port = handle.port;
+    this.#port = handle.port as MessagePort;
     this.#rx = handle.rx === null ? null : new Ring(handle.rx);
     this.#tx = handle.tx === null ? null : new Ring(handle.tx);
     this.transport = this.#rx === null ? "port" : "ring";
@@ -246,7 +261,7 @@ export class ChannelEnd<T = unknown> {
     if (this.#rx !== null) this.#tail = Atomics.load(this.#rx.ctrl, TAIL);
     const port = this.#port;
     port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
-    port.addEventListener("close", () => this.#peerGone());
+    port.addEventListener("close", () => this.#portClosed());
     // Like a MessagePort: an end keeps its thread alive only once something listens to it.
     this.unref();
   }
@@ -821,13 +836,14 @@ export class ChannelEnd<T = unknown> {
   // Closing
 
   /**
-   * Watches a Worker (Node `worker_threads` or Web): when it exits or fails, the channel is marked
-   * closed in shared memory, which also wakes a `receiveSync` blocked on it in any thread.
+   * Watches a Worker (Node `worker_threads`, Bun or Web): when it exits or fails, the channel is marked
+   * closed in shared memory, which also wakes a `receiveSync` blocked on it in any thread. What the
+   * worker published before is still delivered; then the end closes. A worker `error` (or a non-zero
+   * exit code) is not swallowed: the `error` and `close` events carry it and iterators reject with it.
+   * Watching changes nothing else: a Node worker's error that nothing else listens to (no other
+   * `worker.on("error")`) is rethrown as uncaught, so the process fails as it would without `watch`.
    */
-  watch(worker: {
-    on?: (event: string, fn: () => void) => unknown;
-    addEventListener?: (event: string, fn: () => void) => unknown;
-  }): this {
+  watch(worker: WatchedWorker): this {
     const gone = () => {
       this.#rx?.close();
       this.#tx?.close();
@@ -838,10 +854,41 @@ export class ChannelEnd<T = unknown> {
         this.#peerGone();
       } else setTimeout(() => this.#peerGone(), 100);
     };
+    const failed = (error: unknown) => {
+      if (this.#workerError === undefined) this.#workerError = error;
+      gone();
+    };
     if (typeof worker.on === "function") {
-      worker.on("exit", gone);
-      worker.on("error", gone);
-    } else worker.addEventListener?.("error", gone);
+      const node = worker;
+      if (this.#watchedExit === null) this.#watchedExit = false;
+      node.on!("exit", (code: unknown) => {
+        this.#watchedExit = true;
+        if (typeof code === "number" && code !== 0 && this.#workerError === undefined) {
+          this.#workerError = new StructuraError(
+            "ERR_CHANNEL_CLOSED",
+            `The watched worker exited with code ${code}.`,
+          );
+        }
+        gone();
+      });
+      node.on!("error", (error: unknown) => {
+        failed(error);
+        // Without `watch` an unhandled worker error is an uncaught exception in this thread; keep it so
+        // (after the channel has delivered what it had and its close/error events have run).
+        if (typeof node.listenerCount === "function" && node.listenerCount("error") <= 1) {
+          setTimeout(() => {
+            throw error;
+          }, 0);
+        }
+      });
+    } else if (typeof worker.addEventListener === "function") {
+      worker.addEventListener("error", (event: unknown) => {
+        const e = event as { error?: unknown; message?: unknown };
+        failed(e?.error ?? new Error(typeof e?.message === "string" ? e.message : "The worker failed."));
+      });
+    } else {
+      throw new ArgumentError("watch() takes a Worker (with `on` or `addEventListener`).");
+    }
     return this;
   }
 
@@ -896,6 +943,20 @@ export class ChannelEnd<T = unknown> {
     }
   }
 
+  /**
+   * The port closed without the peer's `{ c: 1 }` notice: the peer died. A watched Node worker reports
+   * how (its `error` or exit code) in events that may come after the port's: wait for them (bounded),
+   * so the close carries the reason instead of looking like a clean end.
+   */
+  #portClosed(): void {
+    if (this.#peerClosed || this.#watchedExit !== false) {
+      this.#peerGone();
+      return;
+    }
+    const timer = setTimeout(() => this.#peerGone(), 1000) as { unref?: () => void };
+    timer.unref?.();
+  }
+
   #peerGone(): void {
     if (this.#peerClosed) return;
     this.#peerClosed = true;
@@ -923,6 +984,11 @@ export class ChannelEnd<T = unknown> {
 
   #finishClose(): void {
     if (this.#closeEmitted) return;
+    if (this.#error === undefined && this.#workerError !== undefined) {
+      this.#error = this.#workerError;
+      const error = this.#error;
+      queueMicrotask(() => this.#emit({ type: "error", target: this, error }));
+    }
     this.#closeEmitted = true;
     this.#closed = true;
     this.#tx?.close();

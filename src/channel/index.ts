@@ -5,10 +5,13 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
+import { checkOptions } from "../core/options.ts";
 import { ChannelEnd, type ChannelHandle, type EndOptions } from "./end.ts";
+import type { HostMessagePort } from "./port.ts";
 import { allocateRing, CONTROL_BYTES, MAX_RING, MIN_RING, RECORD_HEADER, ringCapacity } from "./ring.ts";
 
-export type { ChannelEvent, ChannelHandle, EndOptions, PostOptions } from "./end.ts";
+export type { ChannelEvent, ChannelHandle, EndOptions, PostOptions, WatchedWorker } from "./end.ts";
+export type { ChannelPort, HostMessagePort } from "./port.ts";
 export { ChannelEnd };
 
 export interface ChannelOptions extends EndOptions {
@@ -48,7 +51,18 @@ export function sharedMemoryAvailable(): boolean {
   }
 }
 
-export function createChannel<T = unknown>(options?: ChannelOptions): Channel<T> {
+const END_OPTIONS: readonly string[] = ["spinMicros", "types", "maxDepth"];
+const CHANNEL_OPTIONS: readonly string[] = ["ringSize", "largeMessageShare", "transport", ...END_OPTIONS];
+
+/**
+ * Ports of handles opened in this thread. A handle opens once: two ends on one port would both take
+ * its messages and corrupt the channel.
+ */
+const opened = new WeakSet<object>();
+
+export function createChannel<T = unknown>(options?: ChannelOptions | null): Channel<T> {
+  if (options === null) options = undefined;
+  else if (options !== undefined) checkOptions(options, CHANNEL_OPTIONS, "createChannel()");
   const ringSize = options?.ringSize ?? DEFAULT_RING;
   if (typeof ringSize !== "number" || !(ringSize > 0) || ringSize > MAX_RING) {
     throw new ArgumentError(`ringSize must be a positive number up to ${MAX_RING}, got ${String(ringSize)}.`);
@@ -72,13 +86,30 @@ export function createChannel<T = unknown>(options?: ChannelOptions): Channel<T>
     b = allocateRing(capacity);
     maxInline = Math.max(0, Math.floor(capacity * share) - RECORD_HEADER);
   }
-  const localHandle: ChannelHandle = { __structuraChannel: 1, port: port1, rx: b, tx: a, maxInline };
-  const remote: ChannelHandle = { __structuraChannel: 1, port: port2, rx: a, tx: b, maxInline };
+  const localHandle: ChannelHandle = {
+    __structuraChannel: 1,
+    port: port1 as HostMessagePort,
+    rx: b,
+    tx: a,
+    maxInline,
+  };
+  const remote: ChannelHandle = {
+    __structuraChannel: 1,
+    port: port2 as HostMessagePort,
+    rx: a,
+    tx: b,
+    maxInline,
+  };
   return { local: new ChannelEnd<T>(localHandle, options), remote };
 }
 
-/** Opens the end described by a handle (in the worker that received it). Call once per handle. */
-export function openChannel<T = unknown>(handle: ChannelHandle, options?: EndOptions): ChannelEnd<T> {
+/**
+ * Opens the end described by a handle (in the worker that received it). A handle opens once: opening
+ * it again, or opening a handle whose port was transferred to another thread, is an ArgumentError.
+ */
+export function openChannel<T = unknown>(handle: ChannelHandle, options?: EndOptions | null): ChannelEnd<T> {
+  if (options === null) options = undefined;
+  else if (options !== undefined) checkOptions(options, END_OPTIONS, "openChannel()");
   if (
     typeof handle !== "object" ||
     handle === null ||
@@ -97,5 +128,28 @@ export function openChannel<T = unknown>(handle: ChannelHandle, options?: EndOpt
   if (!okRing(handle.rx) || !okRing(handle.tx) || (handle.rx === null) !== (handle.tx === null)) {
     throw new ArgumentError("The channel handle's rings are invalid.");
   }
-  return new ChannelEnd<T>(handle, options);
+  if (opened.has(handle.port)) {
+    throw new ArgumentError("This channel handle was opened already: a handle opens once.");
+  }
+  // Take the port over by transferring it to ourselves. A port that was already transferred elsewhere
+  // (to a Worker, or by an earlier open) is detached, and the host refuses it here; the copy we get is
+  // the only live end of the port in this thread, so nothing else can open it later.
+  let port: object = handle.port;
+  const transferPort = (
+    globalThis as { structuredClone?: (v: unknown, o: { transfer: unknown[] }) => unknown }
+  ).structuredClone;
+  if (typeof transferPort === "function") {
+    try {
+      port = transferPort(handle.port, { transfer: [handle.port] }) as object;
+    } catch (error) {
+      throw new ArgumentError(
+        "The channel handle's port was transferred elsewhere (to a worker, or opened already): a handle " +
+          "opens once, in the thread it was sent to.",
+        { cause: error },
+      );
+    }
+  }
+  opened.add(handle.port);
+  opened.add(port);
+  return new ChannelEnd<T>({ ...handle, port: port as HostMessagePort }, options);
 }

@@ -7,7 +7,12 @@
  * `space`, and leniency: functions and symbols are left out of objects and become `null` in arrays (as
  * JSON does) instead of throwing. What is better: Dates, Maps, Sets, typed arrays, BigInt, undefined,
  * NaN, -0 and errors come back as themselves instead of being flattened to strings or `{}`.
- * `toJSON` methods are not called: structura writes the value's own data.
+ * `toJSON` methods are called as flatted (through `JSON.stringify`) calls them, before the replacer,
+ * except the built-in ones of the types structura carries as themselves (Date, typed arrays and Node's
+ * Buffer, DataView), which would otherwise be flattened to strings and `{ type, data }` records.
+ *
+ * Types follow flatted's own declarations: `parse`, `toJSON` and `fromJSON` return `any`, so code
+ * written against flatted keeps compiling.
  *
  * `parse` also reads texts written by flatted itself, so stored data keeps working after the switch.
  */
@@ -25,21 +30,39 @@ const isArray = Array.isArray;
 const INDEX = /^(?:0|[1-9]\d*)$/;
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** JSON.stringify's SerializeJSONProperty step 2: a value's own `toJSON(key)`, where flatted would call it. */
+function callToJSON(key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON !== "function") return value;
+  // Built-in toJSON of what structura keeps as itself: keep the Date / bytes, not their JSON form.
+  if (value instanceof Date || ArrayBuffer.isView(value)) return value;
+  return toJSON.call(value, key);
+}
+
 function hooksFor(replacer: Replacer | undefined): WriterHooks {
-  if (typeof replacer === "function") return { replacer, lenient: true };
-  if (isArray(replacer)) {
-    const allowed = new Set(replacer.map(String));
+  if (typeof replacer === "function") {
     return {
       replacer(this: unknown, key: string, value: unknown) {
-        return isArray(this) || allowed.has(key) ? value : undefined;
+        return replacer.call(this, key, callToJSON(key, value));
       },
       lenient: true,
     };
   }
-  return { replacer: null, lenient: true };
+  if (isArray(replacer)) {
+    const allowed = new Set(replacer.map(String));
+    return {
+      replacer(this: unknown, key: string, value: unknown) {
+        return isArray(this) || allowed.has(key) ? callToJSON(key, value) : undefined;
+      },
+      lenient: true,
+    };
+  }
+  return { replacer: callToJSON, lenient: true };
 }
 
 function nodesOf(value: unknown, replacer: Replacer | undefined): unknown[] {
+  value = callToJSON("", value);
   if (typeof replacer === "function") value = replacer.call({ "": value }, "", value);
   return toTree(value, EMPTY_REGISTRY, hooksFor(replacer));
 }
@@ -49,8 +72,9 @@ export function stringify(value: unknown, replacer?: Replacer, space?: string | 
   return JSON.stringify(nodesOf(value, replacer), null, space);
 }
 
-/** Like flatted's `parse(text, reviver?)`; reads structura texts and flatted's own. */
-export function parse(text: string, reviver?: Reviver): unknown {
+/** Like flatted's `parse(text, reviver?)`; reads structura texts and flatted's own. Typed `any`, as flatted's is. */
+// biome-ignore lint/suspicious/noExplicitAny: flatted declares parse() as returning any; a drop-in must too
+export function parse(text: string, reviver?: Reviver): any {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -61,12 +85,14 @@ export function parse(text: string, reviver?: Reviver): unknown {
 }
 
 /** Like flatted's `toJSON(value)`: the JSON-compatible structure `stringify` would write. */
-export function toJSON(value: unknown): unknown {
+// biome-ignore lint/suspicious/noExplicitAny: as flatted declares it
+export function toJSON(value: unknown): any {
   return JSON.parse(JSON.stringify(nodesOf(value, undefined)));
 }
 
 /** Like flatted's `fromJSON(json)`: the value back from what `toJSON` returned (left untouched). */
-export function fromJSON(json: unknown): unknown {
+// biome-ignore lint/suspicious/noExplicitAny: as flatted declares it
+export function fromJSON(json: unknown): any {
   return fromParsed(JSON.parse(JSON.stringify(json)));
 }
 

@@ -50,6 +50,36 @@ export interface StructuraErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * `instanceof` by brand, not by prototype identity: an application can load structura twice (the ESM
+ * and the CommonJS build, the dual-package hazard, or two copies in node_modules), and an error thrown
+ * by one copy must still be `instanceof DecodeError` for the other. Each class marks its prototype with
+ * a registry symbol (`Symbol.for`, shared by every copy and realm); `instanceof` on a structura class
+ * checks that mark, while a user's own subclass keeps the ordinary prototype check.
+ */
+const OWN_BRAND = Symbol.for("structura.error.brand");
+const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
+
+function brandHasInstance(this: unknown, value: unknown): boolean {
+  if (ordinaryHasInstance.call(this, value)) return true;
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  if (typeof this !== "function" || !Object.hasOwn(this, OWN_BRAND)) return false;
+  const mark = (this as unknown as Record<symbol, symbol>)[OWN_BRAND]!;
+  try {
+    return (value as Record<symbol, unknown>)[mark] === true;
+  } catch {
+    return false; // a revoked Proxy
+  }
+}
+
+/** Brands `cls` as structura's `name` class (see OWN_BRAND). */
+function brand(cls: abstract new (...args: never[]) => unknown, name: string): void {
+  const mark = Symbol.for(`structura.${name}`);
+  Object.defineProperty(cls.prototype, mark, { value: true });
+  Object.defineProperty(cls, OWN_BRAND, { value: mark });
+  Object.defineProperty(cls, Symbol.hasInstance, { value: brandHasInstance, configurable: true });
+}
+
 export class StructuraError extends Error {
   readonly code: StructuraErrorCode;
   readonly path: string | undefined;
@@ -67,10 +97,12 @@ export class StructuraError extends Error {
 }
 // Set on the prototype rather than per instance so that `name` is not an own enumerable property.
 StructuraError.prototype.name = "StructuraError";
+brand(StructuraError, "StructuraError");
 
 /** Input a decoder cannot accept: truncated, malformed, forged lengths, unknown tags, bad references. */
 export class DecodeError extends StructuraError {}
 DecodeError.prototype.name = "DecodeError";
+brand(DecodeError, "DecodeError");
 
 /** A configured limit (depth, size, count) was exceeded. `limit` names it, `max` is its value. */
 export class LimitError extends StructuraError {
@@ -83,6 +115,7 @@ export class LimitError extends StructuraError {
   }
 }
 LimitError.prototype.name = "LimitError";
+brand(LimitError, "LimitError");
 
 /** The caller passed something the API does not take. */
 export class ArgumentError extends StructuraError {
@@ -91,6 +124,7 @@ export class ArgumentError extends StructuraError {
   }
 }
 ArgumentError.prototype.name = "ArgumentError";
+brand(ArgumentError, "ArgumentError");
 
 function withLocation(message: string, options: StructuraErrorOptions | undefined): string {
   if (options === undefined) return message;

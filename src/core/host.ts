@@ -7,6 +7,9 @@
  * cannot be told apart from its target in JavaScript, and is cloned as its target would be.
  */
 
+import { ArgumentError } from "./errors.ts";
+import { checkOptions } from "./options.ts";
+
 type Check = (value: unknown) => boolean;
 
 /** The non-throwing slot checks of Node's `util.types` (also in Bun and Deno's Node layer). */
@@ -95,12 +98,19 @@ export const settings = {
   codegen: true,
 };
 
+const SETTINGS: readonly string[] = ["codegen"];
+
 export interface StructuraSettings {
   codegen?: boolean;
 }
 
 /** Changes process-wide settings. `configure({ codegen: false })` disables all runtime code generation. */
 export function configure(options: StructuraSettings): void {
+  checkOptions(options, SETTINGS, "configure()");
+  if (options === null || options === undefined) return;
+  if (options.codegen !== undefined && typeof options.codegen !== "boolean") {
+    throw new ArgumentError(`configure(): codegen must be a boolean, got ${String(options.codegen)}.`);
+  }
   if (options.codegen !== undefined) settings.codegen = options.codegen;
 }
 

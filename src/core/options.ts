@@ -42,3 +42,73 @@ export function depthOption(value: number | undefined, fallback: number): number
   }
   return value;
 }
+
+/**
+ * Validates an options argument at a public entry point: `undefined` and `null` mean "no options"; an
+ * object may only have the keys in `allowed` (an unknown one is an ArgumentError naming the closest
+ * valid key, so `{ spaces: 2 }` or `{ transfers }` fails loudly instead of being ignored); a function or
+ * another non-object is an ArgumentError, with `functionHint` saying which API takes a function there.
+ *
+ * The happy path is one `for...in` over the given keys and an `indexOf` in a short list: no allocation.
+ */
+export function checkOptions(
+  options: unknown,
+  allowed: readonly string[],
+  api: string,
+  functionHint?: string,
+): void {
+  if (options === undefined || options === null) return;
+  if (typeof options !== "object") {
+    if (typeof options === "function" && functionHint !== undefined) throw new ArgumentError(functionHint);
+    throw new ArgumentError(
+      `${api}: the options argument must be an object (${allowed.join(", ")}), got ${describeOption(options)}.`,
+    );
+  }
+  for (const key in options) {
+    if (allowed.indexOf(key) === -1) throw unknownOption(key, allowed, api);
+  }
+}
+
+function describeOption(value: unknown): string {
+  if (typeof value === "function") return "a function";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return typeof value === "symbol" ? value.toString() : `${typeof value} ${String(value)}`;
+}
+
+function unknownOption(key: string, allowed: readonly string[], api: string): ArgumentError {
+  let best = "";
+  let bestDistance = Infinity;
+  for (const name of allowed) {
+    const d = editDistance(key.toLowerCase(), name.toLowerCase());
+    // On a tie, the name sharing the longer prefix ("copies": "copy", not "types").
+    if (d < bestDistance || (d === bestDistance && commonPrefix(key, name) > commonPrefix(key, best))) {
+      bestDistance = d;
+      best = name;
+    }
+  }
+  const hint = best === "" ? "" : ` Did you mean "${best}"?`;
+  return new ArgumentError(
+    `${api}: unknown option "${key.slice(0, 60)}".${hint} Valid options: ${allowed.join(", ")}.`,
+  );
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i]!.toLowerCase() === b[i]!.toLowerCase()) i++;
+  return i;
+}
+
+/** Levenshtein distance (error path only; option names are short). */
+export function editDistance(a: string, b: string): number {
+  if (a.length > 64 || b.length > 64) return Math.max(a.length, b.length);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

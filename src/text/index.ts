@@ -1,9 +1,100 @@
 /**
  * structura/text: any structured-clonable value (cycles, shared references, Map, Set, Date, typed
  * arrays, errors, BigInt, undefined, -0, ...) as JSON text, and back. Format: docs/text-format.md.
+ *
+ * The public `parse`/`stringify` are thin wrappers: they check the options (a typo or a JSON/flatted
+ * style call fails loudly instead of being ignored) and turn a JSON syntax error into one that says
+ * where (line, column, offset) and what was expected. The codecs themselves live in parse.ts and
+ * stringify.ts.
  */
 
-export { DataCloneError, DecodeError, LimitError, StructuraError } from "../core/errors.ts";
-export { type CustomType, defineType, TypeRegistry } from "../core/registry.ts";
-export { type ParseOptions, parse } from "./parse.ts";
-export { type StringifyOptions, stringify } from "./stringify.ts";
+import { ArgumentError, DecodeError } from "../core/errors.ts";
+import { locateJsonError } from "../core/json-position.ts";
+import { checkOptions } from "../core/options.ts";
+import { HEADER_PREFIX } from "./format.ts";
+import { type ParseOptions, parse as parseText } from "./parse.ts";
+import { type StringifyOptions, stringify as stringifyValue } from "./stringify.ts";
+
+export { ArgumentError, DataCloneError, DecodeError, LimitError, StructuraError } from "../core/errors.ts";
+export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "../core/registry.ts";
+export type { ParseOptions, StringifyOptions };
+
+const PARSE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth"];
+const STRINGIFY_OPTIONS: readonly string[] = ["space", "html", "types", "registry"];
+const LEADING_SPACE = /^[\t\n\r ]*/;
+const OFFSET_SUFFIX = / \(offset \d+\)$/;
+
+/**
+ * Writes `value` as structura text (valid JSON). Throws DataCloneError (with a path) for what it
+ * refuses, ArgumentError for unknown options. `null` or `undefined` options mean the defaults.
+ */
+export function stringify(value: unknown, options?: StringifyOptions | null): string {
+  // biome-ignore lint/complexity/noArguments: a third argument is JSON.stringify's call shape, reported instead of ignored
+  if (arguments.length > 2) {
+    throw new ArgumentError(
+      "stringify(value, replacer, space) is JSON.stringify's signature: write stringify(value, { space }) " +
+        "(for a replacer, use structura/compat/flatted).",
+    );
+  }
+  if (options === null || options === undefined) return stringifyValue(value);
+  checkOptions(
+    options,
+    STRINGIFY_OPTIONS,
+    "stringify()",
+    "stringify(value, replacer) is flatted's and JSON.stringify's signature: structura's stringify takes " +
+      "options ({ space, html, types, registry }); for a replacer, use structura/compat/flatted.",
+  );
+  return stringifyValue(value, options);
+}
+
+/**
+ * Reads structura text back into a value (`T` is what the caller asserts it holds; nothing checks it).
+ * Throws DecodeError with a `code` and the `offset` on bad input; a text that is not JSON says where
+ * (line, column) and what was expected there.
+ */
+export function parse<T = unknown>(text: string, options?: ParseOptions | null): T {
+  if (options !== null && options !== undefined) {
+    checkOptions(
+      options,
+      PARSE_OPTIONS,
+      "parse()",
+      "parse(text, reviver) is JSON.parse's and flatted's signature: structura's parse takes options " +
+        "({ types, registry, maxDepth }); for a reviver, use structura/compat/flatted.",
+    );
+  }
+  try {
+    return parseText(text, options ?? undefined) as T;
+  } catch (error) {
+    throw explain(error, text);
+  }
+}
+
+/** Adds the where and the what to a decoder's error about the text's JSON layer (error path only). */
+function explain(error: unknown, text: string): unknown {
+  if (!(error instanceof DecodeError) || typeof text !== "string") return error;
+  if (error.code === "ERR_TRUNCATED" || error.code === "ERR_SYNTAX") {
+    const failure = locateJsonError(text);
+    if (failure === null) return error;
+    const what = failure.truncated
+      ? `The text ends early: ${failure.expected} was expected`
+      : `Not valid JSON: ${failure.expected} was expected, found ${failure.found}`;
+    return new DecodeError(
+      failure.truncated ? "ERR_TRUNCATED" : "ERR_SYNTAX",
+      `${what} at line ${failure.line}, column ${failure.column}`,
+      { offset: failure.offset, cause: error.cause ?? error },
+    );
+  }
+  if (error.code === "ERR_VERSION") {
+    const start = LEADING_SPACE.exec(text)![0].length;
+    // A structura text of another version starts with its header; anything else is someone's JSON.
+    if (text.startsWith(`["${HEADER_PREFIX}`, start)) return error;
+    return new DecodeError(
+      "ERR_VERSION",
+      `${error.message.replace(OFFSET_SUFFIX, "")} This looks like plain JSON; use JSON.parse for it ` +
+        "(structura's parse reads only texts written by structura's stringify, or use " +
+        "structura/compat/flatted for flatted's texts).",
+      { offset: error.offset, cause: error },
+    );
+  }
+  return error;
+}

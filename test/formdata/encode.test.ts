@@ -437,7 +437,9 @@ describe("encodeFormData: input", () => {
     expect(() => encodeFormData([["a", 1 as unknown as string]])).toThrow(ArgumentError);
     expect(() => encodeFormData([[2 as unknown as string, "x"]])).toThrow(ArgumentError);
     expect(() => encodeFormData(["ab" as unknown as [string, string]])).toThrow(ArgumentError);
-    expect(() => encodeFormData(new FormData(), null as unknown as undefined)).toThrow(ArgumentError);
+    // null options mean the defaults, as at every structura entry point (issue 21); a non-object does not.
+    expect(() => encodeFormData(new FormData(), null)).not.toThrow();
+    expect(() => encodeFormData(new FormData(), 42 as unknown as undefined)).toThrow(ArgumentError);
   });
 
   it("latin1 helper sanity", () => {

@@ -92,7 +92,9 @@ describe("malformed bodies", () => {
     ]) {
       await expect(parseFormData(body, contentType), contentType).rejects.toBeInstanceOf(DecodeError);
     }
-    await expect(parseFormData(body, undefined as unknown as string)).rejects.toBeInstanceOf(ArgumentError);
+    // A missing header is the client's mistake (HTTP 400), not the caller's (issue 21).
+    await expect(parseFormData(body, undefined)).rejects.toBeInstanceOf(DecodeError);
+    await expect(parseFormData(body, 42 as unknown as string)).rejects.toBeInstanceOf(ArgumentError);
   });
 
   it("huge or hostile inputs finish quickly", async () => {

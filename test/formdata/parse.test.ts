@@ -534,7 +534,8 @@ describe("options", () => {
       expect(() => parseMultipart(body, CT, bad as never)).toThrow(ArgumentError);
       await expect(parseFormData(body, CT, bad as never)).rejects.toBeInstanceOf(ArgumentError);
     }
-    expect(() => parseMultipart(body, CT, null as never)).toThrow(ArgumentError);
+    // null options mean the defaults, as at every structura entry point (issue 21).
+    expect(() => parseMultipart(body, CT, null)).not.toThrow();
     expect(await describeForm(await parseFormData(body, CT, { maxParts: Infinity }))).toEqual([["a", "v"]]);
   });
 });
