@@ -23,7 +23,19 @@ scope.onmessage = (event: MessageEvent) => {
   const end = openChannel(channel);
   scope.postMessage({ kind: "ready", transport: end.transport });
   if (mode === "echo") {
-    end.onmessage = (e) => end.postMessage(e.data);
+    end.onmessage = (e) => {
+      try {
+        end.postMessage(e.data);
+      } catch (error) {
+        // Reported on the Worker port, so the page can say which message could not be echoed.
+        scope.postMessage({ kind: "peer-error", message: `echo failed: ${String(error)}` });
+      }
+    };
+    end.addEventListener("close", (e) => {
+      const error = (e as { error?: unknown }).error;
+      if (error !== undefined)
+        scope.postMessage({ kind: "peer-error", message: `peer end closed: ${String(error)}` });
+    });
     return;
   }
   for (let i = 0; i < 2; i++) {
