@@ -1,6 +1,7 @@
 /** Shared helpers for the formdata tests. */
 
 import { type MultipartPart, parseFormData, parseMultipart } from "../../src/formdata/index.ts";
+import { specFileType } from "../helpers/runtime.ts";
 
 export const utf8 = new TextEncoder();
 
@@ -42,7 +43,7 @@ export async function describeForm(form: FormData): Promise<Described[]> {
   const out: Described[] = [];
   for (const [name, value] of form as unknown as Iterable<[string, string | File]>) {
     if (typeof value === "string") out.push([name, value]);
-    else out.push([name, { filename: value.name, type: value.type, body: await value.text() }]);
+    else out.push([name, { filename: value.name, type: specFileType(value.type), body: await value.text() }]);
   }
   return out;
 }

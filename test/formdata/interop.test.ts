@@ -5,6 +5,7 @@
 import busboy from "busboy";
 import { describe, expect, it } from "vitest";
 import { encodeFormData, parseFormData, parseMultipart } from "../../src/formdata/index.ts";
+import { isBun } from "../helpers/runtime.ts";
 import { type Described, describeForm, describeParts } from "./helpers.ts";
 
 /** Deterministic PRNG (mulberry32), so failures reproduce. */
@@ -109,10 +110,18 @@ async function nodeParse(
 /** Node's serialization of a form, read out as bytes. */
 async function nodeEncode(form: FormData): Promise<{ body: Uint8Array; contentType: string }> {
   const response = new Response(form);
-  return {
-    body: new Uint8Array(await response.arrayBuffer()),
-    contentType: response.headers.get("content-type")!,
-  };
+  const body = new Uint8Array(await response.arrayBuffer());
+  let contentType = response.headers.get("content-type");
+  if (contentType === null && isBun) {
+    // Bun deviation: Bun's Response sometimes leaves out the Content-Type of a FormData body (seen on
+    // some of the random forms below); the body still starts with its delimiter, so the boundary is
+    // read off the first line.
+    const eol = body.indexOf(13);
+    const first = String.fromCharCode(...body.subarray(0, Math.max(0, eol)));
+    if (first.startsWith("--")) contentType = `multipart/form-data; boundary=${first.slice(2)}`;
+  }
+  if (contentType === null) throw new Error("the runtime's Response gave a FormData body no Content-Type");
+  return { body, contentType };
 }
 
 function busboyParse(body: Uint8Array, contentType: string): Promise<Described[]> {
@@ -181,7 +190,14 @@ const BOUNDARY_PARAM = /boundary=(.*)$/;
 
 const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
 
-describe("interop with Node's Response / FormData", () => {
+/**
+ * These two suites compare with Node's own encoder (undici). Under Bun the runtime's Response is Bun's,
+ * and Bun's encoder writes some of these random forms into bodies with no close delimiter (or gives
+ * them no Content-Type), which no parser can agree with: the Bun-only test below asserts that deviation
+ * is still there, and byte-identity with Bun's own Response is checked on the fixed forms of
+ * encode.test.ts.
+ */
+describe.skipIf(isBun)("interop with Node's Response / FormData", () => {
   it("our encoding parses in Node exactly like Node's own encoding", async () => {
     for (const seed of SEEDS) {
       // No look-alikes of undici's boundary here: undici's parser mis-splits a body that holds
@@ -254,7 +270,9 @@ describe("interop with Node's Response / FormData", () => {
     const ours = new TextDecoder().decode(await encodeFormData(form, { boundary: "b" }).body.bytes());
     expect(ours).toContain('Content-Disposition: form-data; name="a"; filename=""\r\n');
     const native = await nodeEncode(form);
-    expect(new TextDecoder().decode(native.body)).not.toContain("filename");
+    // Bun's Response writes filename="" as the standard does; Node's (undici) leaves it out.
+    if (isBun) expect(new TextDecoder().decode(native.body)).toContain('name="a"; filename=""\r\n');
+    else expect(new TextDecoder().decode(native.body)).not.toContain("filename");
     // Parsed back, ours stays a File (a filename parameter, even empty, makes a file).
     const encoded = encodeFormData(form);
     const back = (await parseFormData(await encoded.body.bytes(), encoded.contentType)).get("a") as File;
@@ -274,7 +292,26 @@ describe("interop with Node's Response / FormData", () => {
   });
 });
 
-describe("interop with busboy", () => {
+describe.skipIf(!isBun)("Bun's Response on the random forms", () => {
+  it("writes some of them malformed (a Bun deviation; structura's encoding of each is well-formed)", async () => {
+    let malformed = 0;
+    for (const seed of SEEDS) {
+      const form = randomForm(seed, "x");
+      const response = new Response(form);
+      const body = new Uint8Array(await response.arrayBuffer());
+      const first = String.fromCharCode(...body.subarray(0, Math.max(0, body.indexOf(13))));
+      const close = new TextEncoder().encode(`${first}--\r\n`);
+      const tail = body.subarray(body.length - close.length);
+      if (response.headers.get("content-type") === null || !tail.every((b, i) => b === close[i])) malformed++;
+      const ours = encodeFormData(form);
+      const back = await parseFormData(await ours.body.bytes(), ours.contentType);
+      expect([...back.keys()].length, `seed ${seed}`).toBe([...form.keys()].length);
+    }
+    expect(malformed).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(isBun)("interop with busboy", () => {
   it("busboy and structura agree on Node-encoded bodies", async () => {
     for (const seed of SEEDS) {
       const form = randomForm(seed, "----formdata-undici-0", false);

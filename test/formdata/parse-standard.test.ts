@@ -7,6 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { DecodeError, parseFormData } from "../../src/formdata/index.ts";
+import { isBun } from "../helpers/runtime.ts";
 import {
   bytes,
   CT,
@@ -29,6 +30,8 @@ interface Case {
   expected: Described[];
   /** Node 20's undici departs from the standard here; skip the native cross-check. */
   nodeDiffers?: boolean;
+  /** Bun's own Response.formData() departs from the standard here (why); skip the native cross-check under Bun. */
+  bunDiffers?: string;
 }
 
 const accepted: Case[] = [
@@ -86,6 +89,7 @@ const accepted: Case[] = [
   },
   {
     title: "an empty filename still makes a file",
+    bunDiffers: "Bun makes a part with an empty filename a string field",
     body: crlf(B, cd('name="n"; filename=""'), "", "v", END, ""),
     expected: [["n", file("", "text/plain", "v")]],
   },
@@ -107,6 +111,7 @@ const accepted: Case[] = [
   },
   {
     title: "--boundary inside a value but not after CRLF",
+    bunDiffers: "Bun's parser throws 'missing header end'",
     body: crlf(B, cd('name="n"'), "", "y--boundary", END, ""),
     expected: [["n", "y--boundary"]],
     nodeDiffers: true,
@@ -118,6 +123,7 @@ const accepted: Case[] = [
   },
   {
     title: "padding after a delimiter",
+    bunDiffers: "Bun's parser drops the part",
     body: crlf(`${B}\t \t`, cd('name="n"'), "", "v", END, ""),
     expected: [["n", "v"]],
     nodeDiffers: true,
@@ -166,6 +172,7 @@ const accepted: Case[] = [
   },
   {
     title: "header names in any case",
+    bunDiffers: "Bun ignores a part Content-Type unless spelled exactly, and reports the type as empty",
     body: crlf(
       B,
       'cOnTeNt-DiSpOsItIoN: form-data; name="n"; filename="f"',
@@ -179,18 +186,21 @@ const accepted: Case[] = [
   },
   {
     title: "whitespace before a header name",
+    bunDiffers: "Bun's parser drops the part",
     body: crlf(B, ` \t${cd('name="n"')}`, "", "v", END, ""),
     expected: [["n", "v"]],
     nodeDiffers: true,
   },
   {
     title: "whitespace before the colon",
+    bunDiffers: "Bun's parser drops the part",
     body: crlf(B, 'Content-Disposition \t : form-data; name="n"', "", "v", END, ""),
     expected: [["n", "v"]],
     nodeDiffers: true,
   },
   {
     title: "two Content-Type headers: the last wins",
+    bunDiffers: "Bun reports the type as empty",
     body: crlf(
       B,
       cd('name="n"; filename="f"'),
@@ -206,11 +216,13 @@ const accepted: Case[] = [
   },
   {
     title: "Content-Type whitespace is trimmed",
+    bunDiffers: "Bun ignores a part Content-Type unless spelled exactly, and reports the type as empty",
     body: crlf(B, cd('name="n"; filename="f"'), "Content-Type:  \t text/css\t ", "", "v", END, ""),
     expected: [["n", file("f", "text/css", "v")]],
   },
   {
     title: "Content-Type is lower-cased",
+    bunDiffers: "Bun ignores a part Content-Type unless spelled exactly, and reports the type as empty",
     body: crlf(B, cd('name="n"; filename="f"'), "Content-Type: Text/CSS", "", "v", END, ""),
     expected: [["n", file("f", "text/css", "v")]],
   },
@@ -222,12 +234,14 @@ const accepted: Case[] = [
   },
   {
     title: "Content-Type is re-serialized",
+    bunDiffers: "Bun reports the type as empty",
     body: crlf(B, cd('name="n"; filename="f"'), 'Content-Type: text/css;;a="b"', "", "v", END, ""),
     expected: [["n", file("f", "text/css;a=b", "v")]],
     nodeDiffers: true,
   },
   {
     title: "a list of MIME types: the last valid wins",
+    bunDiffers: "Bun reports the type as empty",
     body: crlf(B, cd('name="n"; filename="f"'), "Content-Type: text/css, text/csv", "", "v", END, ""),
     expected: [["n", file("f", "text/csv", "v")]],
     nodeDiffers: true,
@@ -327,7 +341,7 @@ describe("parsing: standard cases that must be accepted", () => {
   for (const c of accepted) {
     it(c.title, async () => {
       expect(await parseBoth(c.body, CT)).toEqual(c.expected);
-      if (!c.nodeDiffers) expect(await nativeParse(c.body)).toEqual(c.expected);
+      if (!(isBun ? c.bunDiffers : c.nodeDiffers)) expect(await nativeParse(c.body)).toEqual(c.expected);
     });
   }
 });

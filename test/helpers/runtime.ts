@@ -7,7 +7,8 @@
  * is not the spec's, tests compare with a spec-expected value instead.
  */
 
-import type { CompareOptions, Kind } from "./equal.ts";
+import { clone } from "../../src/clone/index.ts";
+import { type CompareOptions, type Kind, kindOf, reachableObjects } from "./equal.ts";
 
 export type Runtime = "node" | "bun";
 
@@ -54,3 +55,51 @@ export const BUN_FRESH_EXPECTATION: Readonly<Record<string, string>> = {
   // JavaScriptCore walks every index up to the length: ~50 s for one clone. Node does it in 0 ms.
   "array huge sparse (length 2^32-1)": "Bun's structuredClone takes ~50 s on a length-2^32-1 sparse array",
 };
+
+/**
+ * Whether Bun's native `structuredClone` of `value` is not what the spec gives: the graph holds an Error
+ * (Bun drops `cause` and a non-string `stack`), a Map or Set with own properties (Bun copies them), or
+ * it is one of `BUN_FRESH_EXPECTATION`'s fixtures.
+ */
+function bunNativeDeviates(value: unknown, fixtureName: string): boolean {
+  if (BUN_FRESH_EXPECTATION[fixtureName] !== undefined) return true;
+  for (const object of reachableObjects(value).keys()) {
+    const kind = kindOf(object);
+    if (kind === "Error") return true;
+    if ((kind === "Map" || kind === "Set") && Reflect.ownKeys(object).length > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * What a spec-conforming structured clone of a fixture's value is, for the codecs' round-trip tests:
+ * the runtime's own `structuredClone` where it follows the spec, structura's `clone` (itself checked
+ * against the native clone and the spec by test/clone) where the runtime deviates — Node's deviations
+ * are the fixture's `nativeDiffers`, Bun's are `bunNativeDeviates`.
+ */
+export function specClone(fixture: { name: string; nativeDiffers?: string }, value: unknown): unknown {
+  if (fixture.nativeDiffers !== undefined) return clone(value);
+  if (isBun && bunNativeDeviates(value, fixture.name)) return clone(value);
+  return structuredClone(value);
+}
+
+/**
+ * The `type` this runtime's `File` reports for a File made with `{ type }`. The File API only
+ * lower-cases it (and empties it when not printable ASCII); Bun appends `;charset=utf-8` to `text/*`
+ * types (a Bun deviation). Encoders write the File's type as the runtime reports it, so a byte-exact
+ * expected body uses this.
+ */
+export function platformFileType(type: string): string {
+  return new File([], "f", { type }).type;
+}
+
+/**
+ * Undoes Bun's `;charset=utf-8` suffix on a File type read back from a File made by the runtime (e.g.
+ * by `parseFormData`), giving the type the spec's File would report: tests compare that with the
+ * multipart header as parsed. Identity elsewhere.
+ */
+export function specFileType(reported: string): string {
+  if (!isBun || !reported.endsWith(";charset=utf-8")) return reported;
+  const stripped = reported.slice(0, -";charset=utf-8".length);
+  return platformFileType(stripped) === reported ? stripped : reported;
+}

@@ -89,8 +89,10 @@ ${body}
   const heap = options.heapMiB ?? 256;
   const timeout = options.timeoutMs ?? 20_000;
   const started = performance.now();
+  // The child is always Node: a heap cap is a V8 flag (JavaScriptCore has none), so under Bun the test
+  // process still spawns `node` from PATH (Node >= 20 is what `npm install` ran on).
   const child = spawn(
-    process.execPath,
+    (process.versions as { bun?: string }).bun === undefined ? process.execPath : "node",
     [`--max-old-space-size=${heap}`, ...(options.nodeFlags ?? []), file],
     {
       stdio: ["ignore", "pipe", "pipe"],
