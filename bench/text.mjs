@@ -4,6 +4,9 @@
 //
 //   npm run build && node --expose-gc bench/text.mjs        (or: npm run bench -- text)
 //   BENCH_FILTER=vitest BENCH_QUICK=1 node bench/text.mjs
+//   BENCH_LIBS=flatted,devalue,ungap node --expose-gc bench/text.mjs   only those peers (by label), with
+//     structura and the JSON floor always measured: superjson and seroval take seconds a call on the
+//     real blob, which on a busy machine makes a full run last half an hour
 //
 // Datasets:
 // - "vitest blob (real)": a blob report written by Vitest itself (`vitest run --reporter=blob`) over a
@@ -30,7 +33,7 @@ import { acyclicBlob, blobSummary, checkBlob, readVitestBlob } from "./vitest-bl
 
 const { stringify, parse } = await loadBuilt(() => import("../dist/text.js"), ["stringify", "parse"]);
 
-const libs = [
+const allLibs = [
   { name: "structura", stringify: (v) => stringify(v), parse: (s) => parse(s) },
   { name: "flatted", stringify: (v) => flatted.stringify(v), parse: (s) => flatted.parse(s) },
   { name: "devalue", stringify: (v) => devalue.stringify(v), parse: (s) => devalue.parse(s) },
@@ -48,6 +51,14 @@ const libs = [
     parse: (s) => serovalFromJSON(JSON.parse(s)),
   },
 ];
+
+const wanted = (process.env.BENCH_LIBS ?? "")
+  .split(",")
+  .map((x) => x.trim())
+  .filter(Boolean);
+const libs = allLibs.filter(
+  (l) => l.name === "structura" || wanted.length === 0 || wanted.includes(l.label ?? l.name),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // checks: the data must come back (counts, values, and for cyclic data, the back-references)

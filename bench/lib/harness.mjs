@@ -215,6 +215,9 @@ function wrap(fn) {
 
 const now = () => performance.now() * 1e6; // ns
 
+/** Above this cost per call (ns), warming up and calibrating use single calls. */
+const SLOW_NS = 50e6;
+
 /**
  * Warm the function up and estimate its cost per call (the fastest of a few short windows, so a
  * moment of preemption during calibration does not inflate it).
@@ -228,8 +231,11 @@ function calibrate(fn) {
     calls++;
   } while (now() - start < warmNs && calls < 1e6);
   const probe = Math.max(1, Math.ceil(calls / 40));
+  // An operation that takes seconds (a large report under a loaded machine) is estimated from one
+  // more call: five probe windows would cost more than the measurement itself.
+  const windows = calls === 1 && now() - start > SLOW_NS ? 1 : 5;
   let best = Number.POSITIVE_INFINITY;
-  for (let w = 0; w < 5; w++) {
+  for (let w = 0; w < windows; w++) {
     start = now();
     for (let i = 0; i < probe; i++) fn();
     best = Math.min(best, (now() - start) / probe);
@@ -253,7 +259,15 @@ function prepare(fn) {
   // and one round: each round costs mitata an extra uncounted warm-up call.
   const wanted = Math.max(3, Math.min(quick ? 6 : 12, Math.ceil((2 * budgetNs) / perCall)));
   const rounds = perCall * wanted <= budgetNs / settings.rounds ? settings.rounds : 1;
-  return { measured, batch, rounds, minSamples: Math.max(1, Math.ceil(wanted / rounds)), samples: [] };
+  return {
+    measured,
+    batch,
+    rounds,
+    minSamples: Math.max(1, Math.ceil(wanted / rounds)),
+    // the warm-up after each GC: one call is enough for an operation slower than SLOW_NS
+    warmCalls: perCall > SLOW_NS ? 1 : Math.min(batch, 64),
+    samples: [],
+  };
 }
 
 /** Run `fn` for at least `ns` nanoseconds and at least `calls` times. */
@@ -275,7 +289,7 @@ function spin(fn, ns, calls) {
 async function measureRound(p) {
   if (collectGarbage) {
     collectGarbage();
-    spin(p.measured, quick ? 2e6 : 20e6, Math.min(p.batch, 64));
+    spin(p.measured, quick ? 2e6 : 20e6, p.warmCalls);
   }
   const stats = await measure(p.measured, {
     gc: false,
