@@ -215,6 +215,9 @@ function wrap(fn) {
 
 const now = () => performance.now() * 1e6; // ns
 
+/** Above this cost per call (ns), warming up and calibrating use single calls. */
+const SLOW_NS = 50e6;
+
 /**
  * Warm the function up and estimate its cost per call (the fastest of a few short windows, so a
  * moment of preemption during calibration does not inflate it).
@@ -228,8 +231,11 @@ function calibrate(fn) {
     calls++;
   } while (now() - start < warmNs && calls < 1e6);
   const probe = Math.max(1, Math.ceil(calls / 40));
+  // An operation that takes seconds (a large report under a loaded machine) is estimated from one
+  // more call: five probe windows would cost more than the measurement itself.
+  const windows = calls === 1 && now() - start > SLOW_NS ? 1 : 5;
   let best = Number.POSITIVE_INFINITY;
-  for (let w = 0; w < 5; w++) {
+  for (let w = 0; w < windows; w++) {
     start = now();
     for (let i = 0; i < probe; i++) fn();
     best = Math.min(best, (now() - start) / probe);
@@ -253,7 +259,15 @@ function prepare(fn) {
   // and one round: each round costs mitata an extra uncounted warm-up call.
   const wanted = Math.max(3, Math.min(quick ? 6 : 12, Math.ceil((2 * budgetNs) / perCall)));
   const rounds = perCall * wanted <= budgetNs / settings.rounds ? settings.rounds : 1;
-  return { measured, batch, rounds, minSamples: Math.max(1, Math.ceil(wanted / rounds)), samples: [] };
+  return {
+    measured,
+    batch,
+    rounds,
+    minSamples: Math.max(1, Math.ceil(wanted / rounds)),
+    // the warm-up after each GC: one call is enough for an operation slower than SLOW_NS
+    warmCalls: perCall > SLOW_NS ? 1 : Math.min(batch, 64),
+    samples: [],
+  };
 }
 
 /** Run `fn` for at least `ns` nanoseconds and at least `calls` times. */
@@ -275,7 +289,7 @@ function spin(fn, ns, calls) {
 async function measureRound(p) {
   if (collectGarbage) {
     collectGarbage();
-    spin(p.measured, quick ? 2e6 : 20e6, Math.min(p.batch, 64));
+    spin(p.measured, quick ? 2e6 : 20e6, p.warmCalls);
   }
   const stats = await measure(p.measured, {
     gc: false,
@@ -348,12 +362,15 @@ function describeError(err) {
 /**
  * Create the suite of one capability benchmark.
  * @param {string} capability  "clone", "binary", ...
- * @param {{ baseline?: string, title?: string, timeMs?: number }} [options]  baseline: the implementation
- *   name the ratios are relative to (default "structura"); timeMs: this capability's default
- *   measuring time per implementation and case, instead of 400 ms
+ * @param {{ baseline?: string, title?: string, timeMs?: number, means?: boolean }} [options]  baseline:
+ *   the implementation name the ratios are relative to (default "structura"); timeMs: this capability's
+ *   default measuring time per implementation and case, instead of 400 ms; means: also print each
+ *   implementation's mean (every sample counts, garbage collections included) and its ratio, beside the
+ *   median, and mark the JSON report so that bench/lib/report.mjs renders a table of means too
  */
 export function createSuite(capability, options = {}) {
   const baseline = options.baseline ?? "structura";
+  const means = options.means === true;
   // A capability whose cases take hundreds of milliseconds a call measures longer by default, so each
   // implementation still gets about ten samples for its median (BENCH_TIME and BENCH_QUICK override).
   if (options.timeMs !== undefined && !(Number(env.BENCH_TIME) > 0) && !quick)
@@ -374,7 +391,11 @@ export function createSuite(capability, options = {}) {
       ? "mitata defaults (BENCH_MITATA=1)"
       : `${settings.quick ? "QUICK (smoke test, rough numbers), " : ""}${settings.timeMs} ms per measurement in ${settings.rounds} interleaved round${settings.rounds === 1 ? "" : "s"}`;
     console.log(`mode:     ${mode}`);
-    console.log(`          figures are medians (p50); ratios are vs ${baseline}, within this run`);
+    console.log(
+      means
+        ? `          figures are medians (p50) and means (all samples, GC pauses included); ratios are vs ${baseline}, within this run`
+        : `          figures are medians (p50); ratios are vs ${baseline}, within this run`,
+    );
     const load = startLoad;
     if (load > 0.5)
       console.log(
@@ -468,27 +489,40 @@ export function createSuite(capability, options = {}) {
 
     const base = results.find((r) => r.name === baseline)?.stats?.p50;
     for (const r of results) if (r.stats && base) r.ratio = r.stats.p50 / base;
+    const baseMean = results.find((r) => r.name === baseline)?.stats?.avg;
+    if (means) for (const r of results) if (r.stats && baseMean) r.meanRatio = r.stats.avg / baseMean;
 
-    const headers = ["implementation", "median", ...columns.map((c) => c.label), `vs ${baseline}`];
+    const headers = [
+      "implementation",
+      "median",
+      ...(means ? ["mean"] : []),
+      ...columns.map((c) => c.label),
+      `vs ${baseline}`,
+      ...(means ? ["(means)"] : []),
+    ];
     const rows = results.map((r) => {
       const extras = columns.map((c) => {
         const v = r.extra?.[c.key];
         return v === undefined ? "" : (c.format ?? String)(v);
       });
-      if (!r.stats) return [r.name, "n/a", ...extras, dim(r.error ?? "")];
+      if (!r.stats) return [r.name, "n/a", ...(means ? [""] : []), ...extras, dim(r.error ?? "")];
       const rel = r.name === baseline ? "baseline" : base ? describeRatio(r.ratio) : "";
       const relColored = r.name === baseline ? rel : r.ratio >= 1 ? green(rel) : red(rel);
+      const meanRel = r.name === baseline || r.meanRatio === undefined ? "" : formatRatio(r.meanRatio);
       return [
         r.name === baseline ? bold(r.name) : r.name,
         formatTime(r.stats.p50),
+        ...(means ? [formatTime(r.stats.avg)] : []),
         ...extras,
         r.note ? `${relColored}  ${dim(r.note)}` : relColored,
+        ...(means ? [meanRel] : []),
       ];
     });
+    const ratioColumn = headers.length - (means ? 2 : 1);
     printTable(
       headers,
       rows,
-      headers.map((_, i) => i > 0 && i < headers.length - 1),
+      headers.map((_, i) => i > 0 && i !== ratioColumn),
     );
     console.log("");
 
@@ -500,6 +534,11 @@ export function createSuite(capability, options = {}) {
   /** Median (ns) of an implementation on a case, or undefined if not measured / filtered out. */
   function median(caseName, implName) {
     return cases.find((c) => c.name === caseName)?.results.find((r) => r.name === implName)?.stats?.p50;
+  }
+
+  /** Mean (ns) of an implementation on a case, or undefined if not measured / filtered out. */
+  function mean(caseName, implName) {
+    return cases.find((c) => c.name === caseName)?.results.find((r) => r.name === implName)?.stats?.avg;
   }
 
   /**
@@ -594,6 +633,7 @@ export function createSuite(capability, options = {}) {
         timeMs: settings.timeMs,
         rounds: settings.rounds,
         mitata: settings.mitata,
+        ...(means ? { means: true } : {}),
         loadAverage: startLoad,
         gc: Boolean(collectGarbage),
       },
@@ -624,7 +664,7 @@ export function createSuite(capability, options = {}) {
     return evaluated;
   }
 
-  return { header, case: runCase, median, target, finish, baseline, cases };
+  return { header, case: runCase, median, mean, target, finish, baseline, cases };
 }
 
 /**

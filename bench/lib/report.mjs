@@ -155,6 +155,28 @@ export function renderReport(report) {
   out.push(
     `Cells: median time per operation, and in brackets that time relative to ${baseline}'s on the same case (above 1× means ${baseline} is faster).`,
   );
+
+  // means (benchmarks created with `means: true`): every sample counts, garbage collections included
+  if (report.settings.means) {
+    out.push(
+      "",
+      "Means (all samples, garbage-collection pauses included), same layout:",
+      "",
+      `| case | ${esc(baseline)} | ${others.map((n) => esc(label.get(n) ?? n)).join(" | ")} |`,
+      `| --- | ${["--:", ...others.map(() => "--:")].join(" | ")} |`,
+    );
+    for (const c of report.cases) {
+      const baseMean = c.results.find((r) => r.name === baseline)?.avg;
+      const cell = (n) => {
+        const r = c.results.find((x) => x.name === n);
+        if (!r || r.avg === undefined) return r ? "n/a" : "";
+        const t = formatTime(r.avg);
+        if (n === baseline) return `**${t}**`;
+        return baseMean ? `${t} (${formatRatio(r.avg / baseMean)})` : t;
+      };
+      out.push(`| \`${esc(c.name)}\` | ${[baseline, ...others].map(cell).join(" | ")} |`);
+    }
+  }
   const withNotes = new Set();
   for (const c of report.cases)
     for (const r of c.results)
