@@ -22,4 +22,22 @@ export {
 export { configure, type StructuraSettings } from "./core/host.ts";
 export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "./core/registry.ts";
 export { encodeFormData, parseFormData, parseMultipart } from "./formdata/index.ts";
+export {
+  type ByteSink,
+  connect,
+  connectStdio,
+  createDecoder,
+  createEncoder,
+  DEFAULT_MAX_FRAME_SIZE,
+  type DecodeStreamOptions,
+  decodeFrames,
+  decodeStream,
+  type EncodeStreamOptions,
+  encodeFrames,
+  encodeStream,
+  type FrameDecoder,
+  type FrameEncoder,
+  type StreamOptions,
+  type ValueConnection,
+} from "./stream/index.ts";
 export { type ParseOptions, parse, type StringifyOptions, stringify } from "./text/index.ts";
