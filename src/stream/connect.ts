@@ -7,7 +7,7 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { createEncoder, decodeFrames, type EncodeStreamOptions } from "./streams.ts";
+import { Batch, createEncoder, decodeFrames, type EncodeStreamOptions, later } from "./streams.ts";
 
 /** Where a connection writes: a WritableStream, a Node Writable, or a Bun FileSink. */
 export type ByteSink =
@@ -21,9 +21,9 @@ export type ByteSink =
 
 export interface ValueConnection<T = unknown> extends AsyncIterable<T> {
   /**
-   * Sends a value. It is encoded at once (later changes to it are not sent); the promise settles when
-   * the bytes were handed to the output (after waiting for it to drain), so awaiting it applies
-   * backpressure. Sends keep their order whether awaited or not.
+   * Sends a value. It is encoded at once (later changes to it are not sent) and written with the other
+   * values sent in the same turn, in one write. Awaiting the promise applies backpressure: it waits
+   * for the output to drain when it is full. Sends keep their order whether awaited or not.
    */
   send(value: unknown): Promise<void>;
   /** Ends the output once every pending send is written (the peer's iteration then ends). */
@@ -65,6 +65,9 @@ function writerFor(output: ByteSink): { write: Write; end: () => Promise<void> }
   };
 }
 
+/** Frames are gathered into writes of up to this many bytes: one write per value costs a syscall each. */
+const BATCH_BYTES = 65_536;
+
 /** A value connection reading values from `input` and writing them to `output`. */
 export function connect<T = unknown>(
   input: Source,
@@ -73,19 +76,36 @@ export function connect<T = unknown>(
 ): ValueConnection<T> {
   const encoder = createEncoder(options);
   const { write, end } = writerFor(output);
+  // Frames not yet written, and the write chain that keeps batches in order.
+  const batch = new Batch();
+  let scheduled = false;
   let tail: Promise<void> = Promise.resolve();
   let closed = false;
   let incoming: AsyncGenerator<T> | undefined;
+  const flush = (): Promise<void> => {
+    scheduled = false;
+    if (batch.bytes === 0) return tail;
+    const chunk = batch.take();
+    tail = tail.then(() => write(chunk));
+    return tail;
+  };
   return {
     send(value) {
       if (closed) return Promise.reject(new ArgumentError("send() after close()."));
-      const frame = encoder.encode(value);
-      tail = tail.then(() => write(frame));
+      batch.add(encoder.encode(value));
+      // A full batch is written now and its promise returned, so an awaiting sender waits for the
+      // output to drain; otherwise the batch goes out after this macrotask, with whatever else was sent.
+      if (batch.bytes >= BATCH_BYTES) return flush();
+      if (!scheduled) {
+        scheduled = true;
+        later(flush);
+      }
       return tail;
     },
     close() {
       if (!closed) {
         closed = true;
+        flush();
         tail = tail.then(end);
       }
       return tail;

@@ -80,9 +80,17 @@ function frameOf(s: Setup, value: unknown): Uint8Array {
   return s.binary ? binaryFrame(value, s.config) : textFrame(value, s.config, s.plainJson);
 }
 
-/** Bytes from a chunk of any binary kind (Node Buffers are Uint8Arrays already). */
+/**
+ * A plain Uint8Array over a chunk of any binary kind. A Node Buffer is re-viewed as a plain Uint8Array:
+ * `Buffer#slice` does not copy, so a Buffer sliced "for a copy" would still show (and keep alive) the
+ * whole pooled allocation behind it.
+ */
 function bytesOf(chunk: unknown): Uint8Array {
-  if (chunk instanceof Uint8Array) return chunk;
+  if (chunk instanceof Uint8Array) {
+    return chunk.constructor === Uint8Array
+      ? chunk
+      : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  }
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   throw new ArgumentError(`A value stream carries bytes; got a chunk of type ${typeof chunk}.`);
@@ -149,26 +157,81 @@ function makeDecoder(s: Setup): FrameDecoder {
 // ---------------------------------------------------------------------------------------------------
 // WHATWG streams
 
+/** Frames are handed on in chunks of up to this many bytes: a chunk per value costs a promise or two each. */
+const CHUNK_BYTES = 65_536;
+
 /**
- * Values in, bytes out. Honours backpressure: it encodes a value only when its reader has room
- * (`highWaterMark` bytes), so a slow consumer holds the writer back instead of filling memory.
+ * Values in, bytes out. Frames written in one turn leave as one chunk (up to 64 KiB; the rest of a
+ * turn's frames follow in the next macrotask, or when the stream ends). Honours backpressure: a value
+ * is taken only when the reader has room (`highWaterMark` bytes), so a slow consumer holds the writer
+ * back instead of filling memory.
  */
 export function encodeStream(options?: EncodeStreamOptions | null): TransformStream<unknown, Uint8Array> {
   const s = setup(options, ENCODE_KEYS, "encodeStream");
-  const highWaterMark = options?.highWaterMark ?? 65_536;
+  const highWaterMark = options?.highWaterMark ?? CHUNK_BYTES;
   if (typeof highWaterMark !== "number" || !(highWaterMark >= 0)) {
     throw new ArgumentError(`highWaterMark must be a number of bytes, got ${String(highWaterMark)}.`);
   }
+  const batch = new Batch();
+  let scheduled = false;
+  let done = false;
   return new TransformStream<unknown, Uint8Array>(
     {
       transform(value, controller) {
-        controller.enqueue(frameOf(s, value));
+        batch.add(frameOf(s, value));
+        if (batch.bytes >= CHUNK_BYTES) controller.enqueue(batch.take());
+        else if (!scheduled) {
+          scheduled = true;
+          later(() => {
+            scheduled = false;
+            if (!done && batch.bytes > 0) controller.enqueue(batch.take());
+          });
+        }
+      },
+      flush(controller) {
+        done = true;
+        if (batch.bytes > 0) controller.enqueue(batch.take());
       },
     },
     { highWaterMark: 1 },
     new ByteLengthQueuingStrategy({ highWaterMark }),
   );
 }
+
+/** Frames gathered into one chunk. */
+export class Batch {
+  private parts: Uint8Array[] = [];
+  bytes = 0;
+
+  add(frame: Uint8Array): void {
+    this.parts.push(frame);
+    this.bytes += frame.length;
+  }
+
+  take(): Uint8Array {
+    const parts = this.parts;
+    let out: Uint8Array;
+    if (parts.length === 1) out = parts[0] as Uint8Array;
+    else {
+      out = new Uint8Array(this.bytes);
+      let at = 0;
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i] as Uint8Array;
+        out.set(part, at);
+        at += part.length;
+      }
+    }
+    this.parts = [];
+    this.bytes = 0;
+    return out;
+  }
+}
+
+/** Runs `task` after the current macrotask: setImmediate where there is one (Node, Bun), else a timer. */
+export const later: (task: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (task) => (globalThis as unknown as { setImmediate: (f: () => void) => void }).setImmediate(task)
+    : (task) => setTimeout(task, 0);
 
 /**
  * Bytes in, values out. A forged length, a bad frame or a stream that ends inside a frame errors the
@@ -233,11 +296,24 @@ export async function* decodeFrames<T = unknown>(
   for (let i = 0; i < rest.length; i++) yield rest[i] as T;
 }
 
-/** Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`. */
+/**
+ * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`: a chunk per
+ * value from an async iterable, 64 KiB chunks from a synchronous one.
+ */
 export async function* encodeFrames(
   values: Iterable<unknown> | AsyncIterable<unknown>,
   options?: EncodeStreamOptions | null,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const s = setup(options, ENCODE_KEYS, "encodeFrames");
+  if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
+    // Values that are all there already go out in 64 KiB chunks, not a chunk (and a promise) each.
+    const batch = new Batch();
+    for (const value of values as Iterable<unknown>) {
+      batch.add(frameOf(s, value));
+      if (batch.bytes >= CHUNK_BYTES) yield batch.take();
+    }
+    if (batch.bytes > 0) yield batch.take();
+    return;
+  }
   for await (const value of values) yield frameOf(s, value);
 }
