@@ -172,6 +172,8 @@ export function encodeStream(options?: EncodeStreamOptions | null): TransformStr
   if (typeof highWaterMark !== "number" || !(highWaterMark >= 0)) {
     throw new ArgumentError(`highWaterMark must be a number of bytes, got ${String(highWaterMark)}.`);
   }
+  // A batch never outgrows the reader's allowance, so memory stays within twice `highWaterMark`.
+  const chunkBytes = Math.max(1, Math.min(CHUNK_BYTES, highWaterMark));
   const batch = new Batch();
   let scheduled = false;
   let done = false;
@@ -179,7 +181,7 @@ export function encodeStream(options?: EncodeStreamOptions | null): TransformStr
     {
       transform(value, controller) {
         batch.add(frameOf(s, value));
-        if (batch.bytes >= CHUNK_BYTES) controller.enqueue(batch.take());
+        if (batch.bytes >= chunkBytes) controller.enqueue(batch.take());
         else if (!scheduled) {
           scheduled = true;
           later(() => {
