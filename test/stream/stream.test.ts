@@ -169,6 +169,23 @@ describe.each(FORMATS)("stream (%s): round trips", (format) => {
   });
 });
 
+describe("stream: the framing of docs/stream-format.md", () => {
+  it("binary: varint length, then the message (the document's example)", () => {
+    const encoder = createEncoder();
+    const bytes = concat([encoder.encode(1), encoder.encode("hi")]);
+    expect(Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ")).toBe("03 b5 01 01 05 b5 01 82 68 69");
+    expect(createDecoder().push(bytes)).toEqual([1, "hi"]);
+  });
+
+  it("binary: a message of 128 bytes or more has a two-byte prefix; non-minimal prefixes are read", () => {
+    const frame = createEncoder().encode("x".repeat(200));
+    expect(frame[0]).toBe(0x80 | ((frame.length - 2) & 0x7f));
+    expect(frame[1]).toBe((frame.length - 2) >> 7);
+    const message = serialize(7);
+    expect(createDecoder().push(concat([new Uint8Array([0x83, 0x80, 0x00]), message]))).toEqual([7]);
+  });
+});
+
 describe("stream: text format is NDJSON", () => {
   it("plain JSON data is written as JSON.stringify writes it, one value per line", () => {
     const encoder = createEncoder({ format: "text" });
