@@ -10,6 +10,7 @@ const entries: Record<string, string> = {
   text: "src/text/index.ts",
   formdata: "src/formdata/index.ts",
   channel: "src/channel/index.ts",
+  stream: "src/stream/index.ts",
   "compat/flatted": "src/compat/flatted.ts",
 };
 

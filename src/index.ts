@@ -55,4 +55,22 @@ export {
   parseFormData,
   parseMultipart,
 } from "./formdata/index.ts";
+export {
+  type ByteSink,
+  connect,
+  connectStdio,
+  createDecoder,
+  createEncoder,
+  DEFAULT_MAX_FRAME_SIZE,
+  type DecodeStreamOptions,
+  decodeFrames,
+  decodeStream,
+  type EncodeStreamOptions,
+  encodeFrames,
+  encodeStream,
+  type FrameDecoder,
+  type FrameEncoder,
+  type StreamOptions,
+  type ValueConnection,
+} from "./stream/index.ts";
 export { type ParseOptions, parse, type StringifyOptions, stringify } from "./text/index.ts";

@@ -1,0 +1,364 @@
+// Value-stream benchmark: many values through one byte stream, structura against msgpackr's stream
+// classes, NDJSON, and (between processes) Node's own child-process IPC.
+//
+//   npm run build && node --expose-gc bench/stream.mjs      (or: npm run bench -- stream)
+//   BENCH_QUICK=1 node --expose-gc bench/stream.mjs          smoke test (fewer values, one round)
+//   BENCH_FILTER=process node --expose-gc bench/stream.mjs   only the process-to-process cases
+//
+// In process, each implementation carries every value of a case from an encoder to a decoder through
+// the stream classes it offers, and the figure is the time for all of them (GC included). Between
+// processes, a Node parent sends every value to a Node child, which sends each back; the figure is the
+// time until the last echo arrived. Each implementation runs in interleaved rounds (A B C, A B C, ...);
+// the table shows the mean and the median over the rounds, ratios are the peer's mean over structura's.
+// A result is checked once (count and first/last value) before it is timed.
+
+import { fork, spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import { getCase } from "./data/reference.mjs";
+import {
+  formatRatio,
+  formatTime,
+  isBun,
+  loadBuilt,
+  machine,
+  matchesFilter,
+  runtime,
+} from "./lib/harness.mjs";
+
+const { PackrStream, UnpackrStream } = await import("msgpackr");
+const stream = await loadBuilt(
+  () => import("../dist/stream.js"),
+  [
+    "encodeStream",
+    "decodeStream",
+    "encodeFrames",
+    "decodeFrames",
+    "createEncoder",
+    "createDecoder",
+    "connect",
+  ],
+);
+
+const quick = process.env.BENCH_QUICK === "1";
+const ROUNDS = quick ? 1 : Number(process.env.BENCH_ROUNDS) || 5;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Small records as an RPC or log stream carries them: one shape, a Date, a nested object, an array. */
+function records(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    out.push({
+      id: i,
+      name: `user-${i}`,
+      email: `user${i}@example.com`,
+      active: i % 3 !== 0,
+      score: ((i * 7919) % 1000) / 10,
+      createdAt: new Date(1_700_000_000_000 + i * 60_000),
+      address: { city: i % 2 ? "Springfield" : "Shelbyville", zip: 10000 + (i % 9000) },
+      tags: i % 2 ? ["a", "b"] : ["c"],
+    });
+  }
+  return out;
+}
+
+/** JSON data only (for NDJSON and JSON IPC, which would turn a Date into a string). */
+function jsonRecords(n) {
+  return records(n).map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+}
+
+const hundred = getCase("[100 objects]").value;
+const cases = [
+  {
+    name: "100,000 records",
+    values: records(quick ? 10_000 : 100_000),
+    json: jsonRecords(quick ? 10_000 : 100_000),
+  },
+  {
+    name: "10,000 × [100 objects]",
+    values: Array.from({ length: quick ? 1000 : 10_000 }, () => hundred),
+    json: Array.from({ length: quick ? 1000 : 10_000 }, () => hundred),
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------
+// In-process implementations: values in, values out, through each library's stream classes.
+
+function webSource(values) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      // Enqueue in small batches: a source that produces values as fast as the pipe takes them.
+      for (let n = 0; n < 64 && i < values.length; n++) controller.enqueue(values[i++]);
+      if (i === values.length) controller.close();
+    },
+  });
+}
+
+async function drainWeb(readable) {
+  const out = [];
+  const reader = readable.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+async function drainNode(readable) {
+  const out = [];
+  for await (const value of readable) out.push(value);
+  return out;
+}
+
+const ndjsonEncoder = new TextEncoder();
+
+/** NDJSON over WHATWG streams: JSON.stringify + LF out, split on LF + JSON.parse in. */
+function ndjsonEncode() {
+  return new TransformStream({
+    transform(value, controller) {
+      controller.enqueue(ndjsonEncoder.encode(`${JSON.stringify(value)}\n`));
+    },
+  });
+}
+function ndjsonDecode() {
+  const decoder = new TextDecoder();
+  let rest = "";
+  return new TransformStream({
+    transform(chunk, controller) {
+      const text = rest + decoder.decode(chunk, { stream: true });
+      let start = 0;
+      for (let lf = text.indexOf("\n"); lf >= 0; lf = text.indexOf("\n", start)) {
+        if (lf > start) controller.enqueue(JSON.parse(text.slice(start, lf)));
+        start = lf + 1;
+      }
+      rest = text.slice(start);
+    },
+    flush(controller) {
+      if (rest.length > 0) controller.enqueue(JSON.parse(rest));
+    },
+  });
+}
+
+/** The synchronous core without stream plumbing: frames batched into 64 KiB chunks by the caller. */
+function structuraFrames(values) {
+  const encoder = stream.createEncoder();
+  const decoder = stream.createDecoder();
+  const out = [];
+  let parts = [];
+  let bytes = 0;
+  const flush = () => {
+    const chunk = new Uint8Array(bytes);
+    let at = 0;
+    for (const p of parts) {
+      chunk.set(p, at);
+      at += p.length;
+    }
+    parts = [];
+    bytes = 0;
+    const got = decoder.push(chunk);
+    for (let i = 0; i < got.length; i++) out.push(got[i]);
+  };
+  for (let i = 0; i < values.length; i++) {
+    const frame = encoder.encode(values[i]);
+    parts.push(frame);
+    bytes += frame.length;
+    if (bytes >= 65_536) flush();
+  }
+  if (bytes > 0) flush();
+  decoder.end();
+  return out;
+}
+
+function inProcess(c) {
+  return [
+    {
+      name: "structura encodeStream → decodeStream",
+      label: "structura",
+      run: () =>
+        drainWeb(webSource(c.values).pipeThrough(stream.encodeStream()).pipeThrough(stream.decodeStream())),
+      want: c.values,
+    },
+    {
+      name: "structura encodeFrames → Readable → decodeFrames",
+      label: "iterables",
+      run: async () => {
+        const out = [];
+        for await (const value of stream.decodeFrames(Readable.from(stream.encodeFrames(c.values))))
+          out.push(value);
+        return out;
+      },
+      want: c.values,
+    },
+    {
+      name: "structura createEncoder/createDecoder (64 KiB chunks)",
+      label: "frames",
+      run: async () => structuraFrames(c.values),
+      want: c.values,
+    },
+    {
+      name: "structura text (NDJSON-style) streams",
+      label: "text",
+      run: () =>
+        drainWeb(
+          webSource(c.values)
+            .pipeThrough(stream.encodeStream({ format: "text" }))
+            .pipeThrough(stream.decodeStream({ format: "text" })),
+        ),
+      want: c.values,
+    },
+    {
+      name: "msgpackr PackrStream → UnpackrStream",
+      label: "msgpackr",
+      run: async () => {
+        const out = new UnpackrStream();
+        const collected = drainNode(out);
+        await pipeline(Readable.from(c.values, { objectMode: true }), new PackrStream(), out);
+        return collected;
+      },
+      want: c.values,
+    },
+    {
+      name: "NDJSON (JSON.stringify + LF, split + JSON.parse)",
+      label: "ndjson",
+      run: () => drainWeb(webSource(c.json).pipeThrough(ndjsonEncode()).pipeThrough(ndjsonDecode())),
+      want: c.json,
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Between processes: a Node parent, a Node child that echoes every value.
+
+const peerLib = path.join(here, "..", "dist", "stream.js");
+
+async function structuraProcess(values) {
+  const child = spawn(process.execPath, [path.join(here, "workers", "stream-echo.mjs"), peerLib], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const connection = stream.connect(child.stdout, child.stdin);
+  const out = [];
+  const reading = (async () => {
+    for await (const value of connection) {
+      out.push(value);
+      if (out.length === values.length) break;
+    }
+  })();
+  for (let i = 0; i < values.length; i++) await connection.send(values[i]);
+  await reading;
+  await connection.close();
+  await once(child, "exit");
+  return out;
+}
+
+async function forkProcess(values, serialization) {
+  const child = fork(path.join(here, "workers", "ipc-echo.mjs"), [], { serialization, stdio: "inherit" });
+  const out = [];
+  const done = new Promise((resolve) => {
+    child.on("message", (value) => {
+      out.push(value);
+      if (out.length === values.length) resolve();
+    });
+  });
+  await once(child, "spawn");
+  for (let i = 0; i < values.length; i++) {
+    // Honour the channel's backpressure as a careful sender would.
+    if (!child.send(values[i])) await new Promise((r) => setImmediate(r));
+  }
+  await done;
+  child.disconnect();
+  await once(child, "exit");
+  return out;
+}
+
+function betweenProcesses(c) {
+  return [
+    {
+      name: "structura connect() over the child's stdio",
+      label: "structura",
+      run: () => structuraProcess(c.values),
+      want: c.values,
+    },
+    {
+      name: 'Node fork IPC, serialization: "advanced"',
+      label: "advanced",
+      run: () => forkProcess(c.values, "advanced"),
+      want: c.values,
+    },
+    { name: "Node fork IPC, JSON", label: "json ipc", run: () => forkProcess(c.json, "json"), want: c.json },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function checked(out, want) {
+  if (out.length !== want.length) return `${out.length} values instead of ${want.length}`;
+  if (!isDeepStrictEqual(out[0], want[0]) || !isDeepStrictEqual(out.at(-1), want.at(-1)))
+    return "wrong values";
+  return true;
+}
+
+async function measure(name, impls) {
+  if (!matchesFilter(name)) return;
+  console.log(`\n${name}`);
+  const live = [];
+  for (const impl of impls) {
+    try {
+      const verdict = checked(await impl.run(), impl.want);
+      if (verdict !== true) console.log(`  ${impl.name}: n/a (${verdict})`);
+      else live.push({ ...impl, times: [] });
+    } catch (error) {
+      console.log(`  ${impl.name}: n/a (${error?.message ?? error})`);
+    }
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const impl of live) {
+      globalThis.gc?.();
+      const started = performance.now();
+      await impl.run();
+      impl.times.push(performance.now() - started);
+    }
+  }
+  const mean = (t) => t.reduce((a, b) => a + b, 0) / t.length;
+  const median = (t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)];
+  const base = live.find((i) => i.label === "structura");
+  for (const impl of live) {
+    const m = mean(impl.times);
+    const ratio = base ? formatRatio(m / mean(base.times)) : "";
+    console.log(
+      `  ${impl.name.padEnd(56)} mean ${formatTime(m * 1e6).padStart(9)}  median ${formatTime(median(impl.times) * 1e6).padStart(9)}  ${impl === base ? "(baseline)" : `${ratio} structura's time`}`,
+    );
+    results.push({ case: name, impl: impl.label, meanMs: m, medianMs: median(impl.times) });
+  }
+}
+
+const results = [];
+console.log("structura · stream benchmark");
+console.log(
+  `runtime:  ${isBun ? "bun" : "node"} ${runtime.version} · cpu: ${machine.cpu} × ${machine.cores}`,
+);
+console.log(`rounds:   ${ROUNDS} per implementation, interleaved; means include GC`);
+for (const c of cases) await measure(`in process: ${c.name}`, inProcess(c));
+if (!isBun) for (const c of cases) await measure(`process to process: ${c.name}`, betweenProcesses(c));
+
+// Targets (issue: Node, in process ≥ 1.5× NDJSON and ≥ msgpackr's stream classes; ≥ 2× advanced IPC).
+console.log("\ntargets (means):");
+const get = (c, impl) => results.find((r) => r.case === c && r.impl === impl)?.meanMs;
+for (const c of cases) {
+  const lines = [
+    [`in process: ${c.name}`, "ndjson", 1.5],
+    [`in process: ${c.name}`, "msgpackr", 1],
+    [`process to process: ${c.name}`, "advanced", 2],
+  ];
+  for (const [name, peer, want] of lines) {
+    const s = get(name, "structura");
+    const p = get(name, peer);
+    if (s === undefined || p === undefined) continue;
+    const r = p / s;
+    console.log(`  ${r >= want ? "PASS" : "MISS"} ${name}: ${r.toFixed(2)}× ${peer} (target ≥ ${want}×)`);
+  }
+}

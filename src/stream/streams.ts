@@ -1,0 +1,321 @@
+/**
+ * Value streams: options, the synchronous encoder/decoder, WHATWG TransformStreams and async iterables.
+ */
+
+import { ArgumentError } from "../core/errors.ts";
+import { depthOption, type TypeOptions } from "../core/options.ts";
+import { binaryFrame, type CodecConfig, readBinary, readText, SKIP, textFrame } from "./codec.ts";
+import { DEFAULT_MAX_FRAME_SIZE, FrameReader } from "./frames.ts";
+
+export interface StreamOptions extends TypeOptions {
+  /**
+   * `"binary"` (default): each value is a length-prefixed structura binary message. `"text"`: each
+   * value is one line, NDJSON-style: plain JSON data as plain JSON, anything else as structura text.
+   */
+  format?: "binary" | "text" | undefined;
+  /** Deepest nesting written or accepted (as `serialize`/`deserialize` and `stringify`/`parse`). */
+  maxDepth?: number | undefined;
+  /** Largest frame in bytes (a binary message, or a text line); larger is a LimitError. 32 MiB. */
+  maxFrameSize?: number | undefined;
+}
+
+export interface EncodeStreamOptions extends StreamOptions {
+  /**
+   * Text format only: write a value that is plain JSON data as `JSON.stringify` writes it, so NDJSON
+   * tools read it as it is. Default true; `false` writes every value as structura text.
+   */
+  plainJson?: boolean | undefined;
+  /** Bytes the encoder may have written ahead of its reader before it waits (default 64 KiB). */
+  highWaterMark?: number | undefined;
+}
+
+export type DecodeStreamOptions = StreamOptions;
+
+const STREAM_KEYS = ["format", "maxDepth", "maxFrameSize", "types", "registry"];
+const ENCODE_KEYS = [...STREAM_KEYS, "plainJson", "highWaterMark"];
+
+interface Setup {
+  binary: boolean;
+  plainJson: boolean;
+  config: CodecConfig;
+}
+
+function setup(options: EncodeStreamOptions | null | undefined, keys: readonly string[], api: string): Setup {
+  if (options === undefined || options === null) {
+    return {
+      binary: true,
+      plainJson: true,
+      config: { codec: {}, maxFrameSize: DEFAULT_MAX_FRAME_SIZE },
+    };
+  }
+  if (typeof options !== "object") throw new ArgumentError(`${api}() takes an options object.`);
+  for (const key of Object.keys(options)) {
+    if (!keys.includes(key)) throw new ArgumentError(`${api}() has no option \`${key}\`.`);
+  }
+  const { format, maxFrameSize, plainJson } = options;
+  if (format !== undefined && format !== "binary" && format !== "text") {
+    throw new ArgumentError(`format must be "binary" or "text", got ${String(format)}.`);
+  }
+  if (
+    maxFrameSize !== undefined &&
+    (typeof maxFrameSize !== "number" ||
+      !Number.isInteger(maxFrameSize) ||
+      maxFrameSize < 1 ||
+      maxFrameSize > 2 ** 32)
+  ) {
+    throw new ArgumentError(`maxFrameSize must be an integer from 1 to 2^32, got ${String(maxFrameSize)}.`);
+  }
+  const codec: CodecConfig["codec"] = {};
+  if (options.types !== undefined) codec.types = options.types;
+  if (options.registry !== undefined) codec.registry = options.registry;
+  if (options.maxDepth !== undefined) codec.maxDepth = depthOption(options.maxDepth, 1);
+  return {
+    binary: format !== "text",
+    plainJson: plainJson !== false,
+    config: { codec, maxFrameSize: maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE },
+  };
+}
+
+function frameOf(s: Setup, value: unknown): Uint8Array {
+  return s.binary ? binaryFrame(value, s.config) : textFrame(value, s.config, s.plainJson);
+}
+
+/**
+ * A plain Uint8Array over a chunk of any binary kind. A Node Buffer is re-viewed as a plain Uint8Array:
+ * `Buffer#slice` does not copy, so a Buffer sliced "for a copy" would still show (and keep alive) the
+ * whole pooled allocation behind it.
+ */
+function bytesOf(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) {
+    return chunk.constructor === Uint8Array
+      ? chunk
+      : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  }
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new ArgumentError(`A value stream carries bytes; got a chunk of type ${typeof chunk}.`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Synchronous building blocks
+
+/** Writes values as frames, one `Uint8Array` each (prefix and message, or line and LF). */
+export interface FrameEncoder {
+  encode(value: unknown): Uint8Array;
+}
+
+/** Reads frames from chunks split anywhere; `push` returns the values completed by that chunk. */
+export interface FrameDecoder {
+  push(chunk: Uint8Array): unknown[];
+  /** The input ended: throws a DecodeError (ERR_TRUNCATED) if it ended inside a frame. */
+  end(): unknown[];
+}
+
+export function createEncoder(options?: EncodeStreamOptions | null): FrameEncoder {
+  const s = setup(options, ENCODE_KEYS, "createEncoder");
+  return { encode: (value) => frameOf(s, value) };
+}
+
+export function createDecoder(options?: DecodeStreamOptions | null): FrameDecoder {
+  return makeDecoder(setup(options, STREAM_KEYS, "createDecoder"));
+}
+
+function makeDecoder(s: Setup): FrameDecoder {
+  let out: unknown[] = [];
+  const { config } = s;
+  const reader = new FrameReader(
+    s.binary,
+    config.maxFrameSize,
+    s.binary
+      ? (payload, index, offset) => {
+          out.push(readBinary(payload, config, index, offset));
+        }
+      : (payload, index, offset) => {
+          const value = readText(payload, config, index, offset);
+          if (value !== SKIP) out.push(value);
+        },
+  );
+  let failed: unknown;
+  const run = (chunk: Uint8Array | null): unknown[] => {
+    if (failed !== undefined) throw failed;
+    try {
+      if (chunk === null) reader.end();
+      else reader.push(bytesOf(chunk));
+    } catch (error) {
+      // A decoder that has failed stays failed: the frame boundary after a bad frame is unknown.
+      failed = error;
+      out = [];
+      throw error;
+    }
+    const values = out;
+    out = [];
+    return values;
+  };
+  return { push: (chunk) => run(chunk), end: () => run(null) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// WHATWG streams
+
+/** Frames are handed on in chunks of up to this many bytes: a chunk per value costs a promise or two each. */
+const CHUNK_BYTES = 65_536;
+
+/**
+ * Values in, bytes out. Frames written in one turn leave as one chunk (up to 64 KiB; the rest of a
+ * turn's frames follow in the next macrotask, or when the stream ends). Honours backpressure: a value
+ * is taken only when the reader has room (`highWaterMark` bytes), so a slow consumer holds the writer
+ * back instead of filling memory.
+ */
+export function encodeStream(options?: EncodeStreamOptions | null): TransformStream<unknown, Uint8Array> {
+  const s = setup(options, ENCODE_KEYS, "encodeStream");
+  const highWaterMark = options?.highWaterMark ?? CHUNK_BYTES;
+  if (typeof highWaterMark !== "number" || !(highWaterMark >= 0)) {
+    throw new ArgumentError(`highWaterMark must be a number of bytes, got ${String(highWaterMark)}.`);
+  }
+  // A batch never outgrows the reader's allowance, so memory stays within twice `highWaterMark`.
+  const chunkBytes = Math.max(1, Math.min(CHUNK_BYTES, highWaterMark));
+  const batch = new Batch();
+  let scheduled = false;
+  let done = false;
+  return new TransformStream<unknown, Uint8Array>(
+    {
+      transform(value, controller) {
+        batch.add(frameOf(s, value));
+        if (batch.bytes >= chunkBytes) controller.enqueue(batch.take());
+        else if (!scheduled) {
+          scheduled = true;
+          later(() => {
+            scheduled = false;
+            if (!done && batch.bytes > 0) controller.enqueue(batch.take());
+          });
+        }
+      },
+      flush(controller) {
+        done = true;
+        if (batch.bytes > 0) controller.enqueue(batch.take());
+      },
+    },
+    { highWaterMark: 1 },
+    new ByteLengthQueuingStrategy({ highWaterMark }),
+  );
+}
+
+/** Frames gathered into one chunk. */
+export class Batch {
+  private parts: Uint8Array[] = [];
+  bytes = 0;
+
+  add(frame: Uint8Array): void {
+    this.parts.push(frame);
+    this.bytes += frame.length;
+  }
+
+  take(): Uint8Array {
+    const parts = this.parts;
+    let out: Uint8Array;
+    if (parts.length === 1) out = parts[0] as Uint8Array;
+    else {
+      out = new Uint8Array(this.bytes);
+      let at = 0;
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i] as Uint8Array;
+        out.set(part, at);
+        at += part.length;
+      }
+    }
+    this.parts = [];
+    this.bytes = 0;
+    return out;
+  }
+}
+
+/** Runs `task` after the current macrotask: setImmediate where there is one (Node, Bun), else a timer. */
+export const later: (task: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (task) => (globalThis as unknown as { setImmediate: (f: () => void) => void }).setImmediate(task)
+    : (task) => setTimeout(task, 0);
+
+/**
+ * Bytes in, values out. A forged length, a bad frame or a stream that ends inside a frame errors the
+ * stream with a typed StructuraError; nothing beyond `maxFrameSize` is ever buffered.
+ */
+export function decodeStream(options?: DecodeStreamOptions | null): TransformStream<Uint8Array, unknown> {
+  const decoder = makeDecoder(setup(options, STREAM_KEYS, "decodeStream"));
+  const enqueueAll = (values: unknown[], controller: TransformStreamDefaultController<unknown>) => {
+    for (let i = 0; i < values.length; i++) controller.enqueue(values[i]);
+  };
+  return new TransformStream<Uint8Array, unknown>({
+    transform(chunk, controller) {
+      enqueueAll(decoder.push(chunk), controller);
+    },
+    flush(controller) {
+      enqueueAll(decoder.end(), controller);
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Async iterables (Node streams, sockets, `for await`)
+
+type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+async function* chunksOf(source: ByteSource): AsyncGenerator<Uint8Array> {
+  if (typeof (source as ReadableStream).getReader === "function") {
+    // Not every runtime makes ReadableStream async-iterable yet (Safari, older Chromium).
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  if (typeof (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator] === "function") {
+    yield* source as AsyncIterable<Uint8Array>;
+    return;
+  }
+  if (typeof (source as Iterable<Uint8Array>)[Symbol.iterator] === "function") {
+    yield* source as Iterable<Uint8Array>;
+    return;
+  }
+  throw new ArgumentError("decodeFrames() takes a ReadableStream or an (async) iterable of bytes.");
+}
+
+/** The values carried by a byte source (a Node Readable, a ReadableStream, any async iterable). */
+export async function* decodeFrames<T = unknown>(
+  source: ByteSource,
+  options?: DecodeStreamOptions | null,
+): AsyncGenerator<T, void, undefined> {
+  const decoder = makeDecoder(setup(options, STREAM_KEYS, "decodeFrames"));
+  for await (const chunk of chunksOf(source)) {
+    const values = decoder.push(chunk);
+    for (let i = 0; i < values.length; i++) yield values[i] as T;
+  }
+  const rest = decoder.end();
+  for (let i = 0; i < rest.length; i++) yield rest[i] as T;
+}
+
+/**
+ * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`: a chunk per
+ * value from an async iterable, 64 KiB chunks from a synchronous one.
+ */
+export async function* encodeFrames(
+  values: Iterable<unknown> | AsyncIterable<unknown>,
+  options?: EncodeStreamOptions | null,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const s = setup(options, ENCODE_KEYS, "encodeFrames");
+  if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
+    // Values that are all there already go out in 64 KiB chunks, not a chunk (and a promise) each.
+    const batch = new Batch();
+    for (const value of values as Iterable<unknown>) {
+      batch.add(frameOf(s, value));
+      if (batch.bytes >= CHUNK_BYTES) yield batch.take();
+    }
+    if (batch.bytes > 0) yield batch.take();
+    return;
+  }
+  for await (const value of values) yield frameOf(s, value);
+}

@@ -1,0 +1,400 @@
+import { describe, expect, it } from "vitest";
+import { serialize } from "../../src/binary/index.ts";
+import { clone } from "../../src/clone/index.ts";
+import { DecodeError, LimitError, StructuraError } from "../../src/core/errors.ts";
+import { defineType } from "../../src/core/registry.ts";
+import {
+  createDecoder,
+  createEncoder,
+  DEFAULT_MAX_FRAME_SIZE,
+  decodeFrames,
+  decodeStream,
+  encodeFrames,
+  encodeStream,
+} from "../../src/stream/index.ts";
+import { parse, stringify } from "../../src/text/index.ts";
+import { fixtures } from "../fixtures/values.ts";
+import { expectSameStructure } from "../helpers/equal.ts";
+
+const FORMATS = ["binary", "text"] as const;
+const FROMAT = /fromat/;
+const codecFixtures = fixtures.filter((f) => !f.host);
+
+/** What a lossless round trip gives: the structured clone (per spec where Node deviates). */
+function expected(value: unknown, nativeDiffers: string | undefined): unknown {
+  return nativeDiffers === undefined ? structuredClone(value) : clone(value);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+async function collect<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const out: T[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+function streamOf<T>(chunks: T[]): ReadableStream<T> {
+  let i = 0;
+  return new ReadableStream<T>({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++] as T);
+      else controller.close();
+    },
+  });
+}
+
+const sample = () => [
+  { id: 1, name: "Ada", tags: new Set(["x"]), at: new Date(0) },
+  "ünïcødé ✓ \u2028 line\nbreak",
+  // biome-ignore lint/suspicious/noSparseArray: a hole is the point
+  [1, , 3],
+  new Map<unknown, unknown>([[1, { deep: [[[]]] }]]),
+  -0,
+  10n ** 30n,
+  undefined,
+  { plain: [1, 2, { json: true }] },
+  new Uint8Array([1, 2, 3]),
+];
+
+describe.each(FORMATS)("stream (%s): round trips", (format) => {
+  it("every shared fixture, through encodeStream → decodeStream", async () => {
+    const values = codecFixtures.map((f) => f.make());
+    // Binary: the structured clone. Text: what the single-message text codec gives (it keeps
+    // null-prototype objects, which a clone does not); the stream must add nothing and lose nothing.
+    const wants = codecFixtures.map((f, i) =>
+      format === "binary" ? expected(values[i], f.nativeDiffers) : parse(stringify(values[i])),
+    );
+    const out = await collect(
+      streamOf(values).pipeThrough(encodeStream({ format })).pipeThrough(decodeStream({ format })),
+    );
+    expect(out.length).toBe(values.length);
+    codecFixtures.forEach((f, i) => {
+      try {
+        expectSameStructure(out[i], wants[i]);
+      } catch (error) {
+        throw new Error(`${f.name}: ${(error as Error).message}`);
+      }
+    });
+  });
+
+  it("frames split at every byte, many frames per chunk, empty chunks", () => {
+    const values = sample();
+    const encoder = createEncoder({ format });
+    const bytes = concat(values.map((v) => encoder.encode(v)));
+    for (let split = 0; split <= bytes.length; split++) {
+      const decoder = createDecoder({ format });
+      const out = [
+        ...decoder.push(bytes.subarray(0, split)),
+        ...decoder.push(new Uint8Array(0)),
+        ...decoder.push(bytes.subarray(split)),
+        ...decoder.end(),
+      ];
+      expect(out.length, `split at ${split}`).toBe(values.length);
+      expectSameStructure(out, clone(values));
+    }
+  });
+
+  it("one byte at a time, and random chunkings", () => {
+    const values = sample();
+    const encoder = createEncoder({ format });
+    const bytes = concat(values.map((v) => encoder.encode(v)));
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    for (let round = 0; round < 50; round++) {
+      const decoder = createDecoder({ format });
+      const out: unknown[] = [];
+      let at = 0;
+      while (at < bytes.length) {
+        const size = round === 0 ? 1 : Math.floor(random() * 40);
+        out.push(...decoder.push(bytes.slice(at, at + size)));
+        at += size;
+      }
+      out.push(...decoder.end());
+      expectSameStructure(out, clone(values));
+    }
+  });
+
+  it("decodeFrames reads an async iterable and a ReadableStream; encodeFrames writes one", async () => {
+    const values = sample();
+    const frames: Uint8Array[] = [];
+    for await (const frame of encodeFrames(values, { format })) frames.push(frame);
+    async function* source() {
+      yield* frames;
+    }
+    const fromIterable: unknown[] = [];
+    for await (const v of decodeFrames(source(), { format })) fromIterable.push(v);
+    expectSameStructure(fromIterable, clone(values));
+    const fromStream: unknown[] = [];
+    for await (const v of decodeFrames(streamOf(frames), { format })) fromStream.push(v);
+    expectSameStructure(fromStream, clone(values));
+  });
+
+  it("custom types and maxDepth apply as for the single-message codecs", async () => {
+    class Point {
+      constructor(
+        public x: number,
+        public y: number,
+      ) {}
+    }
+    const point = defineType({
+      name: "Point",
+      class: Point,
+      encode: (p: Point) => [p.x, p.y],
+      decode: ([x, y]: number[]) => new Point(x as number, y as number),
+    });
+    const encoder = createEncoder({ format, types: [point] });
+    const decoder = createDecoder({ format, types: [point] });
+    const [back] = decoder.push(encoder.encode({ p: new Point(1, 2) })) as [{ p: Point }];
+    expect(back.p).toBeInstanceOf(Point);
+    expect(back.p.y).toBe(2);
+    let deep: unknown = 1;
+    for (let i = 0; i < 20; i++) deep = [deep];
+    const bytes = createEncoder({ format }).encode(deep);
+    expect(() => createDecoder({ format, maxDepth: 10 }).push(bytes)).toThrow(LimitError);
+  });
+});
+
+describe("stream: the framing of docs/stream-format.md", () => {
+  it("binary: varint length, then the message (the document's example)", () => {
+    const encoder = createEncoder();
+    const bytes = concat([encoder.encode(1), encoder.encode("hi")]);
+    expect(Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ")).toBe("03 b5 01 01 05 b5 01 82 68 69");
+    expect(createDecoder().push(bytes)).toEqual([1, "hi"]);
+  });
+
+  it("binary: a message of 128 bytes or more has a two-byte prefix; non-minimal prefixes are read", () => {
+    const frame = createEncoder().encode("x".repeat(200));
+    expect(frame[0]).toBe(0x80 | ((frame.length - 2) & 0x7f));
+    expect(frame[1]).toBe((frame.length - 2) >> 7);
+    const message = serialize(7);
+    expect(createDecoder().push(concat([new Uint8Array([0x83, 0x80, 0x00]), message]))).toEqual([7]);
+  });
+});
+
+describe("stream: text format is NDJSON", () => {
+  it("plain JSON data is written as JSON.stringify writes it, one value per line", () => {
+    const encoder = createEncoder({ format: "text" });
+    const text = new TextDecoder().decode(encoder.encode({ a: [1, "x\ny"], b: null }));
+    expect(text).toBe(`${JSON.stringify({ a: [1, "x\ny"], b: null })}\n`);
+  });
+
+  it("anything else is a structura text on one line", () => {
+    const encoder = createEncoder({ format: "text" });
+    const holey = [1, 2];
+    delete holey[0];
+    for (const value of [{ d: new Date(0) }, holey, { u: undefined }, -0, Number.NaN, [{}, {}].fill({})]) {
+      const line = new TextDecoder().decode(encoder.encode(value));
+      expect(line.startsWith('["structura:')).toBe(true);
+      expect(line.indexOf("\n")).toBe(line.length - 1);
+    }
+  });
+
+  it("plainJson: false writes every value as structura text", () => {
+    const line = new TextDecoder().decode(
+      createEncoder({ format: "text", plainJson: false }).encode({ a: 1 }),
+    );
+    expect(line.startsWith('["structura:')).toBe(true);
+  });
+
+  it("reads lines written by NDJSON tools: CRLF, blank lines, a last line without LF", () => {
+    const input = new TextEncoder().encode('{"a":1}\r\n\n  \n[1,2]\n"x"');
+    const decoder = createDecoder({ format: "text" });
+    expect([...decoder.push(input), ...decoder.end()]).toEqual([{ a: 1 }, [1, 2], "x"]);
+  });
+
+  it("__proto__ in a plain JSON line is an own property, never the prototype", () => {
+    const decoder = createDecoder({ format: "text" });
+    const [value] = decoder.push(new TextEncoder().encode('{"__proto__":{"polluted":1}}\n')) as [object];
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(({} as { polluted?: number }).polluted).toBeUndefined();
+    expect(Object.hasOwn(value, "__proto__")).toBe(true);
+  });
+
+  it("a plain JSON line nesting past maxDepth is a LimitError", () => {
+    const line = new TextEncoder().encode(`${"[".repeat(50)}${"]".repeat(50)}\n`);
+    expect(() => createDecoder({ format: "text", maxDepth: 40 }).push(line)).toThrow(LimitError);
+    expect(createDecoder({ format: "text", maxDepth: 60 }).push(line)).toHaveLength(1);
+  });
+});
+
+describe("stream: hostile input", () => {
+  it("a declared length over maxFrameSize fails on the prefix, before any payload is buffered", () => {
+    const decoder = createDecoder({ maxFrameSize: 1000 });
+    // 1001 as a varint, then nothing: the error comes from the prefix alone.
+    const error = captured(() => decoder.push(new Uint8Array([0xe9, 0x07])));
+    expect(error).toBeInstanceOf(LimitError);
+    expect((error as LimitError).limit).toBe("maxFrameSize");
+    expect((error as LimitError).offset).toBe(0);
+  });
+
+  it("the default maxFrameSize is finite, and a forged 2^34-byte frame is refused", () => {
+    expect(DEFAULT_MAX_FRAME_SIZE).toBe(32 * 1024 * 1024);
+    const error = captured(() => createDecoder().push(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x40])));
+    expect(error).toBeInstanceOf(LimitError);
+  });
+
+  it("a length prefix longer than 5 bytes, and an empty frame, are DecodeErrors", () => {
+    const long = captured(() => createDecoder().push(new Uint8Array([0x81, 0x80, 0x80, 0x80, 0x80, 0x00])));
+    expect(long).toBeInstanceOf(DecodeError);
+    expect((long as DecodeError).code).toBe("ERR_BAD_LENGTH");
+    const empty = captured(() => createDecoder().push(new Uint8Array([0])));
+    expect((empty as DecodeError).code).toBe("ERR_BAD_LENGTH");
+  });
+
+  it("a stream that ends inside a frame (prefix or payload) is ERR_TRUNCATED", () => {
+    const frame = createEncoder().encode({ a: "hello" });
+    for (let cut = 1; cut < frame.length; cut++) {
+      const decoder = createDecoder();
+      decoder.push(frame.subarray(0, cut));
+      const error = captured(() => decoder.end());
+      expect(error, `cut at ${cut}`).toBeInstanceOf(DecodeError);
+      expect((error as DecodeError).code).toBe("ERR_TRUNCATED");
+    }
+  });
+
+  it("a bad message inside a frame names the frame and its stream offset", () => {
+    const good = createEncoder().encode(1);
+    const bad = new Uint8Array([3, 0xb5, 0x01, 0xdb]); // reserved tag
+    const decoder = createDecoder();
+    const error = captured(() => decoder.push(concat([good, bad])));
+    expect(error).toBeInstanceOf(DecodeError);
+    expect((error as DecodeError).code).toBe("ERR_UNKNOWN_TAG");
+    expect((error as DecodeError).message).toContain("Frame 1");
+    expect((error as DecodeError).offset).toBe(good.length + 1 + 2);
+    // A failed decoder stays failed: the next frame boundary is unknown.
+    expect(() => decoder.push(good)).toThrow(DecodeError);
+  });
+
+  it("a text line over maxFrameSize fails once that many bytes arrived without a LF", () => {
+    const decoder = createDecoder({ format: "text", maxFrameSize: 64 });
+    decoder.push(new TextEncoder().encode("[".repeat(40)));
+    expect(() => decoder.push(new TextEncoder().encode("[".repeat(40)))).toThrow(LimitError);
+  });
+
+  it("invalid UTF-8 and non-JSON lines are DecodeErrors", () => {
+    expect(() => createDecoder({ format: "text" }).push(new Uint8Array([0xff, 10]))).toThrow(DecodeError);
+    expect(() => createDecoder({ format: "text" }).push(new TextEncoder().encode("{nope\n"))).toThrow(
+      DecodeError,
+    );
+  });
+
+  it("the encoder refuses a value over maxFrameSize, so a peer with the same limit can read all it writes", () => {
+    expect(() => createEncoder({ maxFrameSize: 16 }).encode("x".repeat(100))).toThrow(LimitError);
+    expect(() => createEncoder({ format: "text", maxFrameSize: 16 }).encode("x".repeat(100))).toThrow(
+      LimitError,
+    );
+  });
+
+  it("a decodeStream fed a bad frame errors the stream with the typed error", async () => {
+    const input = streamOf([createEncoder().encode(1), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x7f])]);
+    await expect(collect(input.pipeThrough(decodeStream({ maxFrameSize: 1 << 20 })))).rejects.toBeInstanceOf(
+      LimitError,
+    );
+    const truncated = streamOf([createEncoder().encode("abc").subarray(0, 3)]);
+    await expect(collect(truncated.pipeThrough(decodeStream()))).rejects.toBeInstanceOf(DecodeError);
+  });
+
+  it("chunks that are not bytes, and unknown options, are ArgumentErrors", () => {
+    expect(() => createDecoder().push("text" as unknown as Uint8Array)).toThrow(StructuraError);
+    expect(() => createDecoder({ maxFrameSize: 0 })).toThrow(StructuraError);
+    expect(() => encodeStream({ fromat: "text" } as never)).toThrow(FROMAT);
+  });
+
+  it("mutated valid streams give values or typed errors, never anything else", () => {
+    const encoder = createEncoder();
+    const bytes = concat(sample().map((v) => encoder.encode(v)));
+    let seed = 99;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let round = 0; round < 2000; round++) {
+      const mutated = bytes.slice();
+      const edits = 1 + random(4);
+      for (let e = 0; e < edits; e++) mutated[random(mutated.length)] = random(256);
+      const decoder = createDecoder({ maxFrameSize: 4096 });
+      try {
+        decoder.push(mutated);
+        decoder.end();
+      } catch (error) {
+        if (!(error instanceof StructuraError)) throw error;
+      }
+    }
+  });
+});
+
+describe("stream: backpressure", () => {
+  it("encodeStream encodes only as fast as its reader reads", async () => {
+    let pulled = 0;
+    const frameSize = createEncoder().encode({ i: 1, pad: "x".repeat(1000) }).length;
+    const source = new ReadableStream<unknown>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue({ i: 1, pad: "x".repeat(1000) });
+      },
+    });
+    const reader = source.pipeThrough(encodeStream({ highWaterMark: 4096 })).getReader();
+    let bytes = 0;
+    for (let i = 0; i < 10; i++) bytes += (await reader.read()).value?.length ?? 0;
+    await new Promise((r) => setTimeout(r, 20));
+    const ahead = pulled - bytes / frameSize;
+    await new Promise((r) => setTimeout(r, 100));
+    // While nobody reads, nothing more is taken; what was taken beyond what was read is bounded by the
+    // readable side's 4 KiB, one batch of at most 4 KiB, and a value or two in flight: never thousands.
+    expect(pulled - bytes / frameSize).toBe(ahead);
+    expect(ahead).toBeLessThan(12);
+    await reader.cancel();
+  });
+
+  it("decodeStream pulls bytes only as its reader asks for values", async () => {
+    const frame = createEncoder().encode({ pad: "y".repeat(4000) });
+    let pulled = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(frame);
+      },
+    });
+    const reader = source.pipeThrough(decodeStream()).getReader();
+    for (let i = 0; i < 5; i++) await reader.read();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(pulled).toBeLessThan(15);
+    await reader.cancel();
+  });
+
+  it("a frame spanning many chunks is kept as the bytes that arrived, not its declared size", () => {
+    const big = serialize("z".repeat(1_000_000));
+    const frame = createEncoder().encode("z".repeat(1_000_000));
+    expect(frame.length).toBeGreaterThan(big.length);
+    const decoder = createDecoder();
+    for (let at = 0; at < frame.length; at += 65_536) {
+      const out = decoder.push(frame.subarray(at, Math.min(frame.length, at + 65_536)));
+      if (at + 65_536 < frame.length) expect(out).toEqual([]);
+      else expect(out).toEqual(["z".repeat(1_000_000)]);
+    }
+  });
+});
+
+function captured(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw");
+}
