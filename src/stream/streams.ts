@@ -3,7 +3,7 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { depthOption, type TypeOptions } from "../core/options.ts";
+import { checkOptions, depthOption, type TypeOptions } from "../core/options.ts";
 import { binaryFrame, type CodecConfig, readBinary, readText, SKIP, textFrame } from "./codec.ts";
 import { DEFAULT_MAX_FRAME_SIZE, FrameReader } from "./frames.ts";
 
@@ -48,10 +48,7 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
       config: { codec: {}, maxFrameSize: DEFAULT_MAX_FRAME_SIZE },
     };
   }
-  if (typeof options !== "object") throw new ArgumentError(`${api}() takes an options object.`);
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) throw new ArgumentError(`${api}() has no option \`${key}\`.`);
-  }
+  checkOptions(options, keys, `${api}()`);
   const { format, maxFrameSize, plainJson } = options;
   if (format !== undefined && format !== "binary" && format !== "text") {
     throw new ArgumentError(`format must be "binary" or "text", got ${String(format)}.`);
