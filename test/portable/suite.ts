@@ -784,10 +784,12 @@ async function channelCases(r: Runner, peerUrl: string): Promise<void> {
     `channel › receiveSync in a Worker: ring messages arrive; a port message ${portSync === "receives" ? "arrives too" : "throws a typed error"}`,
     () =>
       withPeer(peerUrl, "sync", { ringSize: 1 << 16 }, async (end, _worker, replies) => {
-        end.postMessage({ small: "é 日本" });
+        // Short and ASCII on purpose: non-ASCII and long strings through the ring are the cases above;
+        // this one is about what receiveSync does with each path.
+        end.postMessage({ small: 1 });
         const first = await replies();
         if (first.kind !== "received") fail(`receiveSync of a ring message: ${JSON.stringify(first)}`);
-        expectSameStructure(first.message, { small: "é 日本" });
+        expectSameStructure(first.message, { small: 1 });
         // Larger than a quarter of the ring: travels over the port.
         end.postMessage({ big: "x".repeat(1 << 15) });
         const second = await replies();
