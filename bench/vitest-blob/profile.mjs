@@ -1,21 +1,23 @@
 // Profile structura's text stringify/parse (or a peer's) on the real Vitest blob, and summarise where
 // the time goes.
 //
-//   node --cpu-prof --cpu-prof-dir=bench/.cache/prof bench/vitest-blob/profile.mjs stringify [runs]
-//   node --cpu-prof --cpu-prof-dir=bench/.cache/prof bench/vitest-blob/profile.mjs parse [runs]
-//   node bench/vitest-blob/profile.mjs --summary bench/.cache/prof/<file>.cpuprofile [top]
+//   node bench/vitest-blob/profile.mjs stringify [runs]     (PROFILE_LIB=flatted|devalue for a peer)
+//   node bench/vitest-blob/profile.mjs parse [runs]
+//   node bench/vitest-blob/profile.mjs --summary <file.cpuprofile> [top]
 //
-// The first form runs the operation `runs` times (default 20) after reading the blob (generating it if
-// needed); the second prints the functions with the most self time, and self time by script.
+// The first two forms read the blob with Vitest's own parse (generating it if needed), run the
+// operation once to warm up, then record a V8 CPU profile (node:inspector) of `runs` more calls only
+// (default 5), write it to bench/.cache/prof/<lib>-<op>.cpuprofile (loadable in Chrome DevTools) and
+// print the functions with the most self time, and self time by script. `--summary` prints the same for
+// any .cpuprofile, e.g. one written by `node --cpu-prof`.
 
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
 import path from "node:path";
 
 const args = process.argv.slice(2);
 
-if (args[0] === "--summary") {
-  const profile = JSON.parse(readFileSync(args[1], "utf8"));
-  const top = Number(args[2]) || 25;
+function summarise(profile, top) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
   let total = 0;
@@ -28,7 +30,12 @@ if (args[0] === "--summary") {
   const byScript = new Map();
   for (const [id, us] of self) {
     const f = byId.get(id).callFrame;
-    const script = f.url ? path.basename(f.url) : "(native)";
+    // url "" with a name: code structura compiles at run time (new Function: record writers, fillers)
+    const script = f.url
+      ? path.basename(f.url)
+      : f.functionName && !f.functionName.startsWith("(")
+        ? "(compiled at run time)"
+        : "(native)";
     const key = `${f.functionName || "(anonymous)"}  ${script}:${f.lineNumber + 1}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + us);
     byScript.set(script, (byScript.get(script) ?? 0) + us);
@@ -43,17 +50,21 @@ if (args[0] === "--summary") {
   show(byFunction, top);
   console.log("self time by script:");
   show(byScript, 10);
+}
+
+if (args[0] === "--summary") {
+  summarise(JSON.parse(readFileSync(args[1], "utf8")), Number(args[2]) || 25);
   process.exit(0);
 }
 
-const op = args[0] ?? "stringify";
-const runs = Number(args[1]) || 20;
+const op = args[0] === "parse" ? "parse" : "stringify";
+const runs = Number(args[1]) || 5;
 const lib = process.env.PROFILE_LIB ?? "structura";
 
-const { ensureBlob } = await import("./generate.mjs");
-const { readVitestBlob } = await import("./read.mjs");
+const { cacheDir, ensureBlob, blobPath } = await import("./generate.mjs");
+const { vitestBlobFunctions } = await import("./read.mjs");
 await ensureBlob();
-const { value } = await readVitestBlob();
+const value = (await vitestBlobFunctions()).parse(readFileSync(blobPath, "utf8"));
 
 let stringify;
 let parse;
@@ -63,8 +74,26 @@ else if (lib === "devalue") ({ stringify, parse } = await import("devalue"));
 else throw new Error(`PROFILE_LIB: structura, flatted or devalue, not ${lib}`);
 
 const text = stringify(value);
+let keep = op === "parse" ? parse(text) : text; // warm-up call
+
+const session = new Session();
+session.connect();
+const post = (method, params) =>
+  new Promise((resolve, reject) =>
+    session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))),
+  );
+await post("Profiler.enable");
+await post("Profiler.setSamplingInterval", { interval: 500 });
+await post("Profiler.start");
 const started = performance.now();
-let keep;
 for (let i = 0; i < runs; i++) keep = op === "parse" ? parse(text) : stringify(value);
 const ms = (performance.now() - started) / runs;
-console.log(`${lib} ${op}: ${ms.toFixed(1)} ms a call over ${runs} calls (${typeof keep})`);
+const { profile } = await post("Profiler.stop");
+session.disconnect();
+
+const dir = path.join(cacheDir, "..", "prof");
+mkdirSync(dir, { recursive: true });
+const file = path.join(dir, `${lib}-${op}.cpuprofile`);
+writeFileSync(file, JSON.stringify(profile));
+console.log(`${lib} ${op}: ${ms.toFixed(1)} ms a call over ${runs} calls (${typeof keep}); profile: ${file}`);
+summarise(profile, 25);
