@@ -26,7 +26,10 @@ import { describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SOURCES = fileURLToPath(new URL("./consumer/", import.meta.url));
 
+const TXT = /\.txt$/;
 let project: string | undefined;
+/** Parsed files shared by the six programs (the lib and @types/node files dominate the time). */
+const parsed = new Map<string, ts.SourceFile | undefined>();
 
 /** A temporary consumer project: package.json (ESM), the sources, node_modules links. */
 function consumerProject(): string {
@@ -37,7 +40,7 @@ function consumerProject(): string {
     JSON.stringify({ name: "consumer", type: "module", private: true }),
   );
   for (const file of readdirSync(SOURCES))
-    copyFileSync(join(SOURCES, file), join(dir, file.replace(/\.txt$/, "")));
+    copyFileSync(join(SOURCES, file), join(dir, file.replace(TXT, "")));
   mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
   symlinkSync(ROOT, join(dir, "node_modules", "structura"), "dir");
   symlinkSync(
@@ -74,7 +77,7 @@ function diagnostics(libName: keyof typeof LIBS, resolution: keyof typeof RESOLU
   const res = RESOLUTIONS[resolution];
   const roots = files.map((f) => join(dir, f));
   if (res.cjs && types.length !== 0) roots.push(join(dir, "require.cts"));
-  const program = ts.createProgram(roots, {
+  const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
     skipLibCheck: false,
@@ -85,7 +88,16 @@ function diagnostics(libName: keyof typeof LIBS, resolution: keyof typeof RESOLU
     types: [...types],
     typeRoots: [join(dir, "node_modules", "@types")],
     exactOptionalPropertyTypes: false,
-  });
+  };
+  const host = ts.createCompilerHost(options);
+  const read = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, onError) => {
+    const format = typeof languageVersion === "object" ? languageVersion.impliedNodeFormat : undefined;
+    const key = `${format}:${fileName}`;
+    if (!parsed.has(key)) parsed.set(key, read(fileName, languageVersion, onError));
+    return parsed.get(key);
+  };
+  const program = ts.createProgram({ rootNames: roots, options, host });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const where = d.file
       ? `${d.file.fileName.replace(dir, "").replace(ROOT, "structura/")}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}`
