@@ -423,3 +423,105 @@ describe("text parse: mutated valid texts give values or typed errors", () => {
     );
   });
 });
+
+describe("text parse: structure-aware mutations of texts with deferred entries, shapes and custom data", () => {
+  class Point {
+    constructor(
+      public x: unknown,
+      public y: unknown,
+    ) {}
+  }
+  const PointType = defineType({
+    name: "Point",
+    class: Point,
+    encode: (p: Point) => ({ x: p.x, y: p.y }),
+    decode: (d: { x: unknown; y: unknown }) => new Point(d.x, d.y),
+  });
+  const types = [PointType];
+  const sample = (() => {
+    let deep: unknown = new Point(1, [2, 3]);
+    for (let i = 0; i < 150; i++) deep = i % 2 === 0 ? [deep, { k: i, u: undefined }] : new Map([[i, deep]]);
+    const sparse = Object.assign(new Array(3), { 0: 1, 2: 3, "4294967295": "big", extra: true });
+    const shared = { id: 1, name: "n", tag: undefined };
+    return stringify(
+      {
+        deep,
+        sparse,
+        shared,
+        list: [shared, { id: 2, name: "m", tag: "t" }],
+        point: new Point(new Point(0, "~"), "x".repeat(70)),
+        again: "x".repeat(70),
+        view: new Uint8Array([1, 2, 3]),
+      },
+      { types },
+    );
+  })();
+  const top = JSON.parse(sample) as unknown[];
+
+  it("the sample has deferred entries, shapes and custom data (so the mutations reach them)", () => {
+    expect(top.length).toBeGreaterThan(4);
+    expect((top[1] as unknown[]).length).toBeGreaterThan(1);
+    expect(sample).toContain('"Custom","Point"');
+  });
+
+  const tryParse = (text: string) => {
+    try {
+      parse(text, { types, maxDepth: 200 });
+    } catch (error) {
+      if (!(error instanceof StructuraError)) throw error;
+    }
+  };
+
+  it("entries dropped, duplicated, swapped or moved, and shape-table edits", () => {
+    const n = top.length;
+    fc.assert(
+      fc.property(
+        fc.constantFrom("drop", "dup", "swap", "shape", "ref"),
+        fc.nat({ max: n - 1 }),
+        fc.nat({ max: n - 1 }),
+        fc.integer({ min: -2, max: 5 }),
+        (op, a, b, k) => {
+          const copy = JSON.parse(sample) as unknown[];
+          const shapes = copy[1] as unknown[][];
+          switch (op) {
+            case "drop":
+              copy.splice(Math.max(3, a), 1);
+              break;
+            case "dup":
+              copy.splice(Math.max(3, a), 0, copy[Math.max(2, b)]);
+              break;
+            case "swap": {
+              const i = Math.max(2, a);
+              const j = Math.max(2, b);
+              [copy[i], copy[j]] = [copy[j], copy[i]];
+              break;
+            }
+            case "shape": {
+              const shape = shapes[a % shapes.length]!;
+              if (k < 0) shape.pop();
+              else if (k === 0) shape.push(shape[0]!);
+              else shape.push([`k${k}`]);
+              break;
+            }
+            case "ref":
+              copy.push(["A", `~${a * 7 + k}`, `~s${k + 1}`]);
+              break;
+          }
+          tryParse(JSON.stringify(copy));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("characters edited anywhere", () => {
+    fc.assert(
+      fc.property(
+        fc.nat({ max: sample.length - 1 }),
+        fc.constantFrom("[", "]", "{", "}", ",", "~", "0", "9", '"', "A", "-"),
+        (at, c) => tryParse(sample.slice(0, at) + c + sample.slice(at + 1)),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+});
