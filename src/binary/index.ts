@@ -8,6 +8,7 @@ import { ArgumentError } from "../core/errors.ts";
 import { depthOption, registryOf, type TypeOptions } from "../core/options.ts";
 import { decode } from "./decode.ts";
 import { encode } from "./encode.ts";
+import { exhaustedError, typedStackError } from "./stack.ts";
 import { DEFAULT_MAX_DEPTH } from "./tags.ts";
 
 export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "../core/registry.ts";
@@ -40,10 +41,15 @@ export interface DeserializeOptions extends TypeOptions {
  * ArrayBuffer (use its byteOffset/byteLength, not `.buffer` alone).
  */
 export function serialize(value: unknown, options?: SerializeOptions): Uint8Array {
-  return encode(value, {
-    registry: registryOf(options),
-    maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
-  });
+  try {
+    return encode(value, {
+      registry: registryOf(options),
+      maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
+    });
+  } catch (error) {
+    // A stack overflow on the way in (the caller's stack nearly used up) is a LimitError too.
+    throw typedStackError(error, exhaustedError);
+  }
 }
 
 /**
@@ -51,16 +57,21 @@ export function serialize(value: unknown, options?: SerializeOptions): Uint8Arra
  * DecodeError (or LimitError) with a `code` and the byte `offset` where the problem was found.
  */
 export function deserialize<T = unknown>(bytes: Uint8Array | ArrayBuffer, options?: DeserializeOptions): T {
-  let input: Uint8Array;
-  if (bytes instanceof Uint8Array) input = bytes;
-  else if (bytes instanceof ArrayBuffer) input = new Uint8Array(bytes);
-  else if (ArrayBuffer.isView(bytes)) {
-    const v = bytes as ArrayBufferView;
-    input = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  } else throw new ArgumentError("deserialize() takes a Uint8Array or an ArrayBuffer.");
-  return decode(input, {
-    registry: registryOf(options),
-    maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
-    copy: options?.copy !== false,
-  }) as T;
+  try {
+    let input: Uint8Array;
+    if (bytes instanceof Uint8Array) input = bytes;
+    else if (bytes instanceof ArrayBuffer) input = new Uint8Array(bytes);
+    else if (ArrayBuffer.isView(bytes)) {
+      const v = bytes as ArrayBufferView;
+      input = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    } else throw new ArgumentError("deserialize() takes a Uint8Array or an ArrayBuffer.");
+    return decode(input, {
+      registry: registryOf(options),
+      maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
+      copy: options?.copy !== false,
+    }) as T;
+  } catch (error) {
+    // A stack overflow on the way in (the caller's stack nearly used up) is a LimitError too.
+    throw typedStackError(error, exhaustedError);
+  }
 }
