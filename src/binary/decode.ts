@@ -209,7 +209,7 @@ function decodeFresh(
   end = bytes.length;
   depth = startDepth;
   // A nested call (from a custom type) is bounded by its caller's limit too.
-  maxDepth = config.maxDepth < outerMaxDepth ? config.maxDepth : outerMaxDepth;
+  maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   registry = config.registry;
   copy = config.copy;
   aliases = null;

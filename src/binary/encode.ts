@@ -308,7 +308,7 @@ function encodeFresh(
   if (target.length === 0) grow(freshSize);
   registry = config.registry.size === 0 ? null : config.registry;
   // A nested call (from a custom type) is bounded by its caller's limit too.
-  maxDepth = config.maxDepth < outerMaxDepth ? config.maxDepth : outerMaxDepth;
+  maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   isProxy = proxyDetector();
   epoch++;
   nextShape = 0;

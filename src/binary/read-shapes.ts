@@ -67,8 +67,7 @@ let compileCredit = COMPILE_CREDIT_MAX;
 
 /** Called once per message with its length: decoded bytes earn compile credit. */
 export function earnCompileCredit(bytes: number): void {
-  const credit = compileCredit + bytes / COMPILE_BYTES_PER_KEY;
-  compileCredit = credit > COMPILE_CREDIT_MAX ? COMPILE_CREDIT_MAX : credit;
+  compileCredit = Math.min(COMPILE_CREDIT_MAX, compileCredit + bytes / COMPILE_BYTES_PER_KEY);
 }
 
 /** The cached shape for a key list, or a new one (cached if it fits). */
