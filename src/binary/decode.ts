@@ -25,7 +25,15 @@ import {
 } from "../core/types.ts";
 import { shortAscii } from "./read-ascii.ts";
 import { abByteLength, abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
-import { COMPILE_AFTER, compileReader, internShape, readGeneric, type Shape } from "./read-shapes.ts";
+import {
+  COMPILE_AFTER,
+  earnCompileCredit,
+  internShape,
+  readerFor,
+  readGeneric,
+  type Shape,
+} from "./read-shapes.ts";
+import { typedStackError } from "./stack.ts";
 import {
   ARRAY,
   ARRAY_PROPS,
@@ -168,25 +176,40 @@ function depthExceeded(): never {
 // ---------------------------------------------------------------------------------------------------
 // Entry point
 
-const STACK_OVERFLOW = /call stack/i;
-
 export function decode(bytes: Uint8Array, config: DecodeConfig): unknown {
   if (active) return decodeReentrant(bytes, config);
   active = true;
   try {
     return decodeFresh(bytes, config);
+  } catch (error) {
+    // decodeFresh converts what overflows inside it; this catches an overflow on the way in or out.
+    throw typedStackError(error, stackLimit);
   } finally {
     active = false;
   }
 }
 
-function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
+function stackLimit(): LimitError {
+  return new LimitError("depth", maxDepth, "The input is nested too deeply for the call stack.", {
+    offset: pos,
+  });
+}
+
+/** `startDepth`: a deserialize called from a custom type's decode continues its caller's depth count,
+ * bounded by its caller's maxDepth too. */
+function decodeFresh(
+  bytes: Uint8Array,
+  config: DecodeConfig,
+  startDepth = 0,
+  outerMaxDepth = Number.POSITIVE_INFINITY,
+): unknown {
   src = bytes;
   view = null;
   pos = 0;
   end = bytes.length;
-  depth = 0;
-  maxDepth = config.maxDepth;
+  depth = startDepth;
+  // A nested call (from a custom type) is bounded by its caller's limit too.
+  maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   registry = config.registry;
   copy = config.copy;
   aliases = null;
@@ -199,17 +222,13 @@ function decodeFresh(bytes: Uint8Array, config: DecodeConfig): unknown {
     fail("ERR_VERSION", `Format version ${bytes[1]} is not supported (this decoder reads ${VERSION}).`, 1);
   }
   pos = HEADER_SIZE;
+  earnCompileCredit(end);
   try {
     const value = readValue();
     if (pos !== end) fail("ERR_TRAILING_DATA", `${end - pos} bytes follow the value.`);
     return value;
   } catch (error) {
-    if (error instanceof RangeError && STACK_OVERFLOW.test(error.message)) {
-      throw new LimitError("depth", maxDepth, "The input is nested too deeply for the call stack.", {
-        offset: pos,
-      });
-    }
-    throw error;
+    throw typedStackError(error, stackLimit);
   } finally {
     refs = [];
     shapes = [];
@@ -234,7 +253,7 @@ function dv(): DataView {
 function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
   const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases, sharedInput };
   try {
-    return decodeFresh(bytes, config);
+    return decodeFresh(bytes, config, saved.depth, saved.maxDepth);
   } finally {
     src = saved.src;
     view = saved.view;
@@ -596,7 +615,7 @@ function readWithShape(shape: Shape): object {
   if (++depth > maxDepth) depthExceeded();
   let read = shape.read;
   if (read === null && shape.compilable && ++shape.uses > COMPILE_AFTER) {
-    read = compileReader(shape.keys, readSlot, ABSENT) ?? readGeneric;
+    read = readerFor(shape, readSlot, ABSENT);
     shape.read = read;
   }
   const object = read === null || read === readGeneric ? readFields(shape.keys) : read(refs);
@@ -886,17 +905,20 @@ function readCustom(at: number): unknown {
   if (type === undefined) fail("ERR_UNKNOWN_TYPE", `Custom type "${name}" is not registered.`, at);
   if (++depth > maxDepth) depthExceeded();
   const data = readValue();
-  depth--;
   let value: unknown;
   try {
+    // Still one level down: a deserialize inside the type's decode continues from this depth.
     value = decodeCustom(type, data);
   } catch (error) {
     if (error instanceof StructuraError) throw error;
+    const typed = typedStackError(error, stackLimit);
+    if (typed !== error) throw typed;
     throw new DecodeError("ERR_BAD_VALUE", `The custom type "${name}" failed to decode its data.`, {
       offset: at,
       cause: error,
     });
   }
+  depth--;
   refs[index] = value;
   return value;
 }

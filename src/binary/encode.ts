@@ -29,6 +29,7 @@ import {
   setValueList,
   unbox,
 } from "../core/types.ts";
+import { typedStackError } from "./stack.ts";
 import {
   ALIGNMENT,
   ARRAY,
@@ -281,8 +282,6 @@ export interface EncodeConfig {
   maxDepth: number;
 }
 
-const STACK_OVERFLOW = /call stack/i;
-
 let active = false;
 
 export function encode(value: unknown, config: EncodeConfig): Uint8Array {
@@ -290,20 +289,31 @@ export function encode(value: unknown, config: EncodeConfig): Uint8Array {
   active = true;
   try {
     return encodeFresh(value, config);
+  } catch (error) {
+    // encodeFresh converts what overflows inside it; this catches an overflow on the way in or out.
+    throw typedStackError(error, stackLimit);
   } finally {
     active = false;
   }
 }
 
-function encodeFresh(value: unknown, config: EncodeConfig): Uint8Array {
+/** `startDepth`: a serialize called from a custom type's encode continues its caller's depth count,
+ * bounded by its caller's maxDepth too. */
+function encodeFresh(
+  value: unknown,
+  config: EncodeConfig,
+  startDepth = 0,
+  outerMaxDepth = Number.POSITIVE_INFINITY,
+): Uint8Array {
   if (target.length === 0) grow(freshSize);
   registry = config.registry.size === 0 ? null : config.registry;
-  maxDepth = config.maxDepth;
+  // A nested call (from a custom type) is bounded by its caller's limit too.
+  maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   isProxy = proxyDetector();
   epoch++;
   nextShape = 0;
   nextRef = 0;
-  depth = 0;
+  depth = startDepth;
   lastShape = prevShape = null;
   pos = 0;
   const t = target;
@@ -340,14 +350,15 @@ function encodeFresh(value: unknown, config: EncodeConfig): Uint8Array {
   return out;
 }
 
+function stackLimit(): LimitError {
+  return new LimitError("depth", maxDepth, "The value is nested too deeply for the call stack.");
+}
+
 function convertError(error: unknown): unknown {
   if (error instanceof Refusal) {
     return new DataCloneError(error.message, formatPath(error.segments.reverse()));
   }
-  if (error instanceof RangeError && STACK_OVERFLOW.test(error.message)) {
-    return new LimitError("depth", maxDepth, "The value is nested too deeply for the call stack.");
-  }
-  return error;
+  return typedStackError(error, stackLimit);
 }
 
 /** serialize() called from inside a custom type's encode: run on a fresh writer, then restore. */
@@ -384,7 +395,7 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
   // outer one a fresh epoch afterwards would lose its definitions, so inner shapes use a private tree.
   const restoreShapes = privateShapeTree();
   try {
-    return encodeFresh(value, config);
+    return encodeFresh(value, config, saved.depth, saved.maxDepth);
   } finally {
     restoreShapes();
     target = saved.target;
@@ -1104,6 +1115,8 @@ function writeCustom(value: object, type: AnyCustomType): void {
   } catch (error) {
     if (error instanceof Refusal || error instanceof StructuraError || error instanceof DOMException)
       throw error;
+    const typed = typedStackError(error, stackLimit);
+    if (typed !== error) throw typed;
     throw new Refusal(`The custom type "${type.name}" failed to encode: ${String(error)}`);
   }
   if (pos > safeEnd) grow(SLACK);

@@ -8,6 +8,7 @@ import { ArgumentError } from "../core/errors.ts";
 import { checkOptions, depthOption, registryOf, type TypeOptions } from "../core/options.ts";
 import { decode } from "./decode.ts";
 import { encode } from "./encode.ts";
+import { exhaustedError, typedStackError } from "./stack.ts";
 import { DEFAULT_MAX_DEPTH } from "./tags.ts";
 
 export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "../core/registry.ts";
@@ -48,10 +49,15 @@ export interface DeserializeOptions extends TypeOptions {
 export function serialize(value: unknown, options?: SerializeOptions | null): Uint8Array {
   if (options === null) options = undefined;
   else if (options !== undefined) checkOptions(options, SERIALIZE_OPTIONS, "serialize()", FUNCTION_HINT);
-  return encode(value, {
-    registry: registryOf(options),
-    maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
-  });
+  try {
+    return encode(value, {
+      registry: registryOf(options),
+      maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
+    });
+  } catch (error) {
+    // A stack overflow on the way in (the caller's stack nearly used up) is a LimitError too.
+    throw typedStackError(error, exhaustedError);
+  }
 }
 
 /**
@@ -64,16 +70,28 @@ export function deserialize<T = unknown>(
 ): T {
   if (options === null) options = undefined;
   else if (options !== undefined) checkOptions(options, DESERIALIZE_OPTIONS, "deserialize()", FUNCTION_HINT);
-  let input: Uint8Array;
-  if (bytes instanceof Uint8Array) input = bytes;
-  else if (bytes instanceof ArrayBuffer) input = new Uint8Array(bytes);
-  else if (ArrayBuffer.isView(bytes)) {
-    const v = bytes as ArrayBufferView;
-    input = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  } else throw new ArgumentError("deserialize() takes a Uint8Array or an ArrayBuffer.");
-  return decode(input, {
-    registry: registryOf(options),
-    maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
-    copy: options?.copy !== false,
-  }) as T;
+  try {
+    let input: Uint8Array;
+    // Always a plain Uint8Array over the caller's bytes. A Node Buffer (a Uint8Array subclass) is
+    // re-viewed: `Buffer#slice` does not copy, so a payload "copied" with slice() from a Buffer would be
+    // a view of the whole allocation behind it, which for Node's pooled Buffers holds other data.
+    if (bytes instanceof Uint8Array) {
+      input =
+        bytes.constructor === Uint8Array
+          ? bytes
+          : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } else if (bytes instanceof ArrayBuffer) input = new Uint8Array(bytes);
+    else if (ArrayBuffer.isView(bytes)) {
+      const v = bytes as ArrayBufferView;
+      input = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    } else throw new ArgumentError("deserialize() takes a Uint8Array or an ArrayBuffer.");
+    return decode(input, {
+      registry: registryOf(options),
+      maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
+      copy: options?.copy !== false,
+    }) as T;
+  } catch (error) {
+    // A stack overflow on the way in (the caller's stack nearly used up) is a LimitError too.
+    throw typedStackError(error, exhaustedError);
+  }
 }

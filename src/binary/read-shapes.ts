@@ -3,9 +3,23 @@
  * per-shape readers compiled once a shape repeats (see core/host.ts `compile`). decode.ts reads the
  * key lists and the records; this module decides which shape object a key list maps to and when it
  * gets a compiled reader.
+ *
+ * Everything here is shared by every caller of `deserialize` in the process, and every input is an
+ * attacker's, so (issue 12, items 3, 5 and 6):
+ * - the cache is bounded in BYTES (key text plus an estimate of each compiled reader), not in entries,
+ *   and evicts (second chance: a shape used since it was last considered survives one pass); a shape
+ *   too large to be worth keeping is used for its own message only and never cached or compiled;
+ * - the cache keeps only strings it owns (the decoded keys are fresh strings, never views of the input),
+ *   so no input stays alive after its call;
+ * - compiling is paid for out of a process-wide credit that decoded bytes earn (one compiled key per
+ *   COMPILE_BYTES_PER_KEY bytes decoded, up to COMPILE_CREDIT_MAX): what a message can make the process
+ *   compile is linear in its size and a small fraction of its decode time, however many distinct
+ *   shapes it holds, and a stream of small messages with fresh shapes earns no more;
+ * - a compile that fails (not a refusal of code generation, which core/host.ts remembers) leaves that
+ *   shape on the generic loop, retried at most MAX_COMPILE_FAILURES times.
  */
 
-import { compile } from "../core/host.ts";
+import { codegenAvailable, compile } from "../core/host.ts";
 
 /** Reads the fields of one record (pushing the object on `refs` first) and returns it. */
 export type Reader = (refs: unknown[]) => object;
@@ -14,36 +28,100 @@ export interface Shape {
   readonly keys: readonly string[];
   /** Decodes a record of this shape; the generic loop until compiled. */
   read: Reader | null;
+  /** Records read with the generic loop since the shape was cached (or its compile last failed). */
   uses: number;
-  /** false when the shape cannot be compiled (a `__proto__` key, too many keys). */
-  readonly compilable: boolean;
+  /** false when the shape is never compiled (a `__proto__` key, too many keys, not cached). */
+  compilable: boolean;
+  /** Used since the evictor last passed it (second chance). */
+  hot: boolean;
+  /** Estimated bytes this entry holds (keys, signature, compiled reader). */
+  cost: number;
+  failures: number;
 }
 
-/** Records of a shape read before its reader is compiled (across messages). */
+/** Records of a shape read with the generic loop before its reader is compiled (across messages). */
 export const COMPILE_AFTER = 2;
-const MAX_COMPILED_KEYS = 64;
-/** Bound on the process-wide shape cache, so hostile inputs cannot grow it without end. */
-const MAX_CACHED_SHAPES = 4096;
-const shapeCache = new Map<string, Shape>();
+/** Wider shapes keep the generic loop: a long body gains little and costs compile time. */
+export const MAX_COMPILED_KEYS = 64;
+/** Bound on the bytes the process-wide shape cache holds (estimated: keys, signatures, readers). */
+export const MAX_CACHE_BYTES = 4 * 1024 * 1024;
+/** A shape whose key text is larger than this is used for its own message only (never cached). */
+export const MAX_CACHED_SHAPE_BYTES = 64 * 1024;
+/** Decoded bytes that earn the compile credit for one key of a compiled reader. */
+export const COMPILE_BYTES_PER_KEY = 256;
+/** The most compile credit (in keys) the process holds; also what it starts with. */
+export const COMPILE_CREDIT_MAX = 4096;
+/** Failed compiles (not refusals) of one shape before it keeps the generic loop for good. */
+const MAX_COMPILE_FAILURES = 2;
 
-/** The cached shape for a key list, or a new one (cached). */
+/** Estimated bytes of a compiled reader per key (source text, bytecode, code) and per reader. */
+const READER_BYTES_PER_KEY = 320;
+const READER_BYTES = 1024;
+/** Estimated bytes of a cache entry besides its key text: the Shape, the keys array, the Map slot. */
+const ENTRY_BYTES = 160;
+const KEY_BYTES = 24;
+
+const shapeCache = new Map<string, Shape>();
+let cacheBytes = 0;
+let compileCredit = COMPILE_CREDIT_MAX;
+
+/** Called once per message with its length: decoded bytes earn compile credit. */
+export function earnCompileCredit(bytes: number): void {
+  compileCredit = Math.min(COMPILE_CREDIT_MAX, compileCredit + bytes / COMPILE_BYTES_PER_KEY);
+}
+
+/** The cached shape for a key list, or a new one (cached if it fits). */
 export function internShape(keys: string[]): Shape {
   const n = keys.length;
+  let text = 0;
+  for (let i = 0; i < n; i++) text += keys[i]!.length;
+  // UTF-16 storage: the keys themselves, and the signature that joins them.
+  const keyBytes = 4 * text + n * KEY_BYTES;
+  if (keyBytes > MAX_CACHED_SHAPE_BYTES) return newShape(keys, keyBytes, false);
   const signature = n === 1 ? keys[0]! : keys.join("\u0000");
   let shape = shapeCache.get(signature);
   // Keys may themselves contain U+0000, so equal signatures are confirmed key by key.
-  if (shape !== undefined && !sameKeys(shape.keys, keys)) shape = undefined;
-  if (shape === undefined) {
-    shape = {
-      keys,
-      read: null,
-      uses: 0,
-      compilable: n <= MAX_COMPILED_KEYS && !keys.includes("__proto__"),
-    };
-    if (shapeCache.size >= MAX_CACHED_SHAPES) shapeCache.clear();
-    shapeCache.set(signature, shape);
+  if (shape !== undefined) {
+    if (sameKeys(shape.keys, keys)) {
+      shape.hot = true;
+      return shape;
+    }
+    // Two key lists with one signature: the newer one takes the slot.
+    forget(signature, shape);
   }
+  shape = newShape(keys, keyBytes, n <= MAX_COMPILED_KEYS && !keys.includes("__proto__"));
+  shapeCache.set(signature, shape);
+  cacheBytes += shape.cost;
+  if (cacheBytes > MAX_CACHE_BYTES) evict();
   return shape;
+}
+
+function newShape(keys: string[], keyBytes: number, compilable: boolean): Shape {
+  return { keys, read: null, uses: 0, compilable, hot: false, cost: ENTRY_BYTES + keyBytes, failures: 0 };
+}
+
+function forget(signature: string, shape: Shape): void {
+  shapeCache.delete(signature);
+  cacheBytes -= shape.cost;
+  // A shape still referenced by a message being decoded keeps working; it only stops compiling.
+  shape.compilable = false;
+}
+
+/** Second-chance eviction in insertion order until the cache is back under its byte bound. */
+function evict(): void {
+  // Each pass either drops an entry or clears a `hot` bit (moving the entry to the back), so this ends
+  // within two passes over the cache; amortized, each insertion pays for a constant number of steps.
+  for (const [signature, shape] of shapeCache) {
+    if (cacheBytes <= MAX_CACHE_BYTES) return;
+    shapeCache.delete(signature);
+    if (shape.hot) {
+      shape.hot = false;
+      shapeCache.set(signature, shape);
+    } else {
+      cacheBytes -= shape.cost;
+      shape.compilable = false;
+    }
+  }
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -56,6 +134,37 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 export const readGeneric: Reader = () => {
   throw new Error("unreachable");
 };
+
+/**
+ * Called when a compilable shape has been read COMPILE_AFTER times with the generic loop: its compiled
+ * reader, or null to keep reading it with the generic loop for now (not enough compile credit: it is
+ * asked again after another COMPILE_AFTER uses), or readGeneric for good (codegen off or refused, or
+ * its compile keeps failing).
+ */
+export function readerFor(shape: Shape, readSlot: () => unknown, absent: symbol): Reader | null {
+  const n = shape.keys.length;
+  if (!codegenAvailable()) return readGeneric;
+  if (compileCredit < n) {
+    shape.uses = 0;
+    return null;
+  }
+  compileCredit -= n;
+  const reader = compileReader(shape.keys, readSlot, absent);
+  if (reader !== null) {
+    if (shape.compilable) {
+      const bytes = READER_BYTES + n * READER_BYTES_PER_KEY;
+      shape.cost += bytes;
+      cacheBytes += bytes;
+      if (cacheBytes > MAX_CACHE_BYTES) evict();
+    }
+    return reader;
+  }
+  // Refused (host.ts now reports codegen unavailable) or failed: a failure, e.g. a stack nearly
+  // exhausted by the caller or the input, fails this compile only; the shape tries again later.
+  if (!codegenAvailable() || ++shape.failures >= MAX_COMPILE_FAILURES) return readGeneric;
+  shape.uses = 0;
+  return null;
+}
 
 type ReaderFactory = (readSlot: () => unknown, absent: symbol) => Reader;
 
@@ -73,11 +182,7 @@ type ReaderFactory = (readSlot: () => unknown, absent: symbol) => Reader;
  * Keys are embedded as JSON string literals, which cannot break out of the string; shapes with a
  * `__proto__` key are never compiled (in a literal it would set the prototype).
  */
-export function compileReader(
-  keys: readonly string[],
-  readSlot: () => unknown,
-  absent: symbol,
-): Reader | null {
+function compileReader(keys: readonly string[], readSlot: () => unknown, absent: symbol): Reader | null {
   const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
   let body = `return function read(refs){var o={${literal}},x;refs.push(o);`;
   for (const key of keys) {
@@ -85,6 +190,16 @@ export function compileReader(
     body += `x=readSlot();if(x===absent)delete o[${k}];else o[${k}]=x;`;
   }
   body += "return o;}";
-  const factory = compile<ReaderFactory>(["readSlot", "absent"], body);
-  return factory === null ? null : factory(readSlot, absent);
+  try {
+    const factory = compile<ReaderFactory>(["readSlot", "absent"], body);
+    return factory === null ? null : factory(readSlot, absent);
+  } catch {
+    // Building the body or calling the factory overflowed a nearly exhausted stack: a failure too.
+    return null;
+  }
+}
+
+/** Test hook: the cache's estimated size and entry count, and the compile credit left. */
+export function shapeCacheStats(): { bytes: number; entries: number; credit: number } {
+  return { bytes: cacheBytes, entries: shapeCache.size, credit: compileCredit };
 }

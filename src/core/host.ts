@@ -117,9 +117,23 @@ export function configure(options: StructuraSettings): void {
 let codegenWorks: boolean | undefined;
 
 /**
+ * Whether compiling may be attempted at all: `configure({ codegen })` has not turned it off and the
+ * host has not refused code generation. A null from `compile` while this stays true was a failure of
+ * that one compile (see `compile`), not a refusal.
+ */
+export function codegenAvailable(): boolean {
+  return settings.codegen && codegenWorks !== false;
+}
+
+/**
  * Compiles `body` into a function with the given parameters, or returns null when code generation is
- * disabled or refused by the host. The first refusal is remembered so a CSP page sees at most one
- * violation report, and only once a shape has actually repeated.
+ * disabled or refused by the host, or when this one compile failed.
+ *
+ * Only a refusal turns code generation off for the process: the host throws an EvalError (a CSP without
+ * 'unsafe-eval', Node's `--disallow-code-generation-from-strings`), and it is remembered so a CSP page
+ * sees at most one violation report. Any other failure (a RangeError when the caller's stack is nearly
+ * exhausted, an allocation failure for a huge body) is the input's doing and must not change what later
+ * calls do: it fails this compile only, and the caller keeps its generic loop.
  */
 export function compile<F>(params: string[], body: string): F | null {
   if (!settings.codegen || codegenWorks === false) return null;
@@ -127,8 +141,8 @@ export function compile<F>(params: string[], body: string): F | null {
     const fn = new Function(...params, body) as F;
     codegenWorks = true;
     return fn;
-  } catch {
-    codegenWorks = false;
+  } catch (error) {
+    if (error instanceof EvalError) codegenWorks = false;
     return null;
   }
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { deserialize, serialize } from "../../src/binary/index.ts";
 import { clone } from "../../src/clone/index.ts";
 import { DecodeError, LimitError } from "../../src/core/errors.ts";
+import { fixtures } from "../fixtures/values.ts";
 import { expectSameStructure } from "../helpers/equal.ts";
 
 const HEADER = [0xb5, 0x01];
@@ -17,9 +18,9 @@ describe("binary: fuzz", () => {
   /** Long runs (`npm run fuzz`) outlast the default per-test timeout. */
   const timeout = Math.max(60_000, runs * 10);
 
-  function expectTypedOutcome(input: Uint8Array): void {
+  function expectTypedOutcome(input: Uint8Array, copy = true): void {
     try {
-      deserialize(input);
+      deserialize(input, { copy });
     } catch (error) {
       if (!(error instanceof DecodeError || error instanceof LimitError)) throw error;
       expect(typeof error.offset).toBe("number");
@@ -92,6 +93,61 @@ describe("binary: fuzz", () => {
           },
         ),
         { numRuns: runs * 3 },
+      );
+    },
+    timeout,
+  );
+
+  it(
+    "fuzz: structure-aware edits of every fixture's encoding (splices, duplicated and swapped ranges), both copy modes",
+    () => {
+      // Every type the format carries (views, buffers, errors, shapes, references...), not only what the
+      // sample arbitrary generates; edits move whole ranges between valid encodings, so tags, lengths and
+      // references from one value land in the middle of another.
+      const encodings = fixtures.filter((f) => !f.host).map((f) => serialize(f.make()));
+      const range = fc.tuple(fc.nat(), fc.nat(64));
+      fc.assert(
+        fc.property(
+          fc.nat(encodings.length - 1),
+          fc.nat(encodings.length - 1),
+          fc.array(fc.tuple(fc.nat(3), range, fc.nat()), { minLength: 1, maxLength: 4 }),
+          fc.boolean(),
+          (a, b, edits, copy) => {
+            let bytes = encodings[a]!.slice();
+            const other = encodings[b]!;
+            for (const [op, [from, len], to] of edits) {
+              const src = op === 1 ? other : bytes;
+              const start = 2 + (from % Math.max(1, src.length - 2));
+              const piece = src.slice(start, Math.min(src.length, start + len));
+              const at = 2 + (to % Math.max(1, bytes.length - 1));
+              if (op === 0) {
+                // duplicate a range of this encoding
+                bytes = new Uint8Array([...bytes.subarray(0, at), ...piece, ...bytes.subarray(at)]);
+              } else if (op === 1) {
+                // splice in a range of another encoding, replacing as many bytes
+                bytes = new Uint8Array([
+                  ...bytes.subarray(0, at),
+                  ...piece,
+                  ...bytes.subarray(Math.min(bytes.length, at + piece.length)),
+                ]);
+              } else if (op === 2) {
+                // remove a range
+                bytes = new Uint8Array([...bytes.subarray(0, at), ...bytes.subarray(at + piece.length)]);
+              } else {
+                // swap a range with the bytes right after it
+                const next = bytes.slice(at + piece.length, at + 2 * piece.length);
+                bytes = new Uint8Array([
+                  ...bytes.subarray(0, at),
+                  ...next,
+                  ...bytes.subarray(at, at + piece.length),
+                  ...bytes.subarray(at + piece.length + next.length),
+                ]);
+              }
+            }
+            expectTypedOutcome(bytes, copy);
+          },
+        ),
+        { numRuns: runs },
       );
     },
     timeout,
