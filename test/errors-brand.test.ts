@@ -51,7 +51,9 @@ describe("errors are brand-checked across builds", () => {
   it("plain values and native errors are not instances; user subclasses keep the ordinary check", () => {
     expect(new Error("x")).not.toBeInstanceOf(src.StructuraError);
     expect(null).not.toBeInstanceOf(src.DecodeError);
-    expect(new DOMException("x", "DataCloneError")).not.toBeInstanceOf(src.DataCloneError);
+    // A DataCloneError is a genuine DOMException (issue 13): the one native structuredClone throws is one too.
+    expect(new DOMException("x", "DataCloneError")).toBeInstanceOf(src.DataCloneError);
+    expect(new DOMException("x", "SyntaxError")).not.toBeInstanceOf(src.DataCloneError);
     class MyError extends src.DecodeError {}
     const mine = new MyError("ERR_SYNTAX", "mine");
     expect(mine).toBeInstanceOf(MyError);

@@ -16,6 +16,10 @@ const CLONE_OPTIONS: readonly string[] = ["transfer"];
 
 /** Like `structuredClone(value, options)`; see README.md. Unknown option names are an ArgumentError. */
 export function clone<T>(value: T, options?: CloneOptions | null): T {
+  // WebIDL: structuredClone() with no argument at all is a TypeError; clone.ts counts its arguments, so
+  // pass none on. Only looked at when `value` is undefined: the hot path never touches `arguments`.
+  // biome-ignore lint/complexity/noArguments: clone() throws where clone(undefined) does not
+  if (value === undefined && arguments.length === 0) return (cloneValue as () => T)();
   if (options === undefined) return cloneValue(value);
   if (typeof options === "object" && options !== null) checkOptions(options, CLONE_OPTIONS, "clone()");
   return cloneValue(value, options as CloneOptions | undefined);

@@ -31,17 +31,17 @@ import type { MultipartSource } from "./source.ts";
 export { ArgumentError, DecodeError, LimitError, StructuraError } from "../core/errors.ts";
 export { MultipartBody } from "./body.ts";
 export { generateBoundary } from "./boundary.ts";
+
+import { DEFAULT_LIMITS } from "./limits.ts";
+
 export { DEFAULT_LIMITS, type MultipartLimits, type ParseOptions } from "./limits.ts";
 export { MultipartField, MultipartFile, type MultipartPart, type PartHeaders } from "./parse.ts";
 export type { EncodedFormData, EncodeOptions, FormDataInput, MultipartSource };
 
 const ENCODE_OPTIONS: readonly string[] = ["boundary"];
+// Every limit in DEFAULT_LIMITS is an option: a limit added there is accepted here without a second list.
 const PARSE_OPTIONS: readonly string[] = [
-  "maxParts",
-  "maxHeaderSize",
-  "maxFieldSize",
-  "maxFileSize",
-  "maxTotalSize",
+  ...Object.keys(DEFAULT_LIMITS),
   "allowPreamble",
   "decodeEscapes",
   "filenameStar",
