@@ -726,6 +726,16 @@ function platformOrBrand(value: object): Kind {
 function classifyWithAccessorTag(value: object): Kind {
   const known = platformOrBrand(value);
   if (known !== Kind.Object) return known;
+  const t = hostTypes();
+  // Without the host's slot checks a WeakMap or Promise wearing such a getter cannot be told from an
+  // ordinary object: the host's structuredClone decides.
+  if (t === null) return Kind.Host;
+  if (t.isWeakMap(value) || t.isWeakSet(value) || t.isPromise(value) || t.isGeneratorObject(value)) {
+    return Kind.Refused;
+  }
+  if (t.isMapIterator(value) || t.isSetIterator(value) || t.isModuleNamespaceObject(value)) {
+    return Kind.Refused;
+  }
   if (nodePlatformObject(value)) return Kind.Host;
   return classifyUntagged(value);
 }

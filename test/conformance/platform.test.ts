@@ -350,3 +350,28 @@ describe("getters run exactly as often as natively", () => {
     expect(e.path).toBe("value.n.g");
   });
 });
+
+describe("a Symbol.toStringTag getter hides nothing", () => {
+  const refused: [string, () => object][] = [
+    ["WeakMap", () => new WeakMap()],
+    ["WeakSet", () => new WeakSet()],
+    ["Promise", () => Promise.resolve(1)],
+    ["generator", () => (function* () {})()],
+  ];
+  for (const [name, make] of refused) {
+    conform(
+      `a ${name} with an own tag getter is still refused (DataCloneError), the getter never run`,
+      (impl) => {
+        let reads = 0;
+        const value = Object.defineProperty(make(), Symbol.toStringTag, {
+          get() {
+            reads++;
+            return "Disguised";
+          },
+        });
+        expectThrowsDom(() => impl({ value }));
+        expect(reads).toBe(0);
+      },
+    );
+  }
+});
