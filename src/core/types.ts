@@ -348,16 +348,29 @@ export function buildError(name: ErrorName, message: string | undefined, stack: 
  * an accessor on the prototype.
  */
 export function setStack(error: object, stack: string | undefined): void {
-  const own = getOwnPropertyDescriptor(error, "stack");
+  // Never read the new error's own `stack` here: in V8 that formats the trace captured at construction
+  // (slow, and slower still where a test runner maps it through source maps).
   if (stack === undefined) {
-    if (own !== undefined && own.configurable === true) delete (error as { stack?: unknown }).stack;
+    if (hasOwn.call(error, "stack")) delete (error as { stack?: unknown }).stack;
     return;
   }
-  if (own !== undefined && own.set !== undefined) {
-    own.set.call(error, stack);
+  const setter = ownStackSetter();
+  if (setter !== null && hasOwn.call(error, "stack")) {
+    setter.call(error, stack);
     return;
   }
   defineProperty(error, "stack", { value: stack, writable: true, enumerable: false, configurable: true });
+}
+
+let stackSetter: ((this: object, value: string) => void) | null | undefined;
+
+/** The setter of the own `stack` accessor this engine gives new errors (newer V8), or null; probed once. */
+function ownStackSetter(): ((this: object, value: string) => void) | null {
+  if (stackSetter === undefined) {
+    const desc = getOwnPropertyDescriptor(new Error(), "stack");
+    stackSetter = desc?.set ?? null;
+  }
+  return stackSetter;
 }
 
 /** Sets `cause` on a rebuilt error (separately, so a cause that refers back to the error can be wired). */
