@@ -196,8 +196,10 @@ export function describeValue(value: unknown): string {
       return value.toString();
     case "object": {
       if (value === null) return "null";
-      // toString reads Symbol.toStringTag, which can throw (a revoked Proxy) or run user code.
+      // toString reads Symbol.toStringTag, which can throw (a revoked Proxy) or run user code; a getter
+      // there is never run (native structuredClone does not read the tag).
       try {
+        if (tagIsAccessor(value)) return "#<Object>";
         return `#<${Object.prototype.toString.call(value).slice(8, -1)}>`;
       } catch {
         return "#<Object>";
@@ -206,4 +208,13 @@ export function describeValue(value: unknown): string {
     default:
       return String(value);
   }
+}
+
+/** Whether @@toStringTag resolves to an accessor on `value` or its prototypes (checked without running it). */
+function tagIsAccessor(value: object): boolean {
+  for (let o: object | null = value; o !== null; o = Object.getPrototypeOf(o) as object | null) {
+    const desc = Object.getOwnPropertyDescriptor(o, Symbol.toStringTag);
+    if (desc !== undefined) return desc.get !== undefined || desc.set !== undefined;
+  }
+  return false;
 }

@@ -348,16 +348,29 @@ export function buildError(name: ErrorName, message: string | undefined, stack: 
  * an accessor on the prototype.
  */
 export function setStack(error: object, stack: string | undefined): void {
-  const own = getOwnPropertyDescriptor(error, "stack");
+  // Never read the new error's own `stack` here: in V8 that formats the trace captured at construction
+  // (slow, and slower still where a test runner maps it through source maps).
   if (stack === undefined) {
-    if (own !== undefined && own.configurable === true) delete (error as { stack?: unknown }).stack;
+    if (hasOwn.call(error, "stack")) delete (error as { stack?: unknown }).stack;
     return;
   }
-  if (own !== undefined && own.set !== undefined) {
-    own.set.call(error, stack);
+  const setter = ownStackSetter();
+  if (setter !== null && hasOwn.call(error, "stack")) {
+    setter.call(error, stack);
     return;
   }
   defineProperty(error, "stack", { value: stack, writable: true, enumerable: false, configurable: true });
+}
+
+let stackSetter: ((this: object, value: string) => void) | null | undefined;
+
+/** The setter of the own `stack` accessor this engine gives new errors (newer V8), or null; probed once. */
+function ownStackSetter(): ((this: object, value: string) => void) | null {
+  if (stackSetter === undefined) {
+    const desc = getOwnPropertyDescriptor(new Error(), "stack");
+    stackSetter = desc?.set ?? null;
+  }
+  return stackSetter;
 }
 
 /** Sets `cause` on a rebuilt error (separately, so a cause that refers back to the error can be wired). */
@@ -700,11 +713,11 @@ function classifyBySlots(value: object): Kind {
   if (REFUSED_TAGS.has(name)) return Kind.Refused;
   const known = platformOrBrand(value);
   if (known !== Kind.Object) return known;
-  // An object whose class names itself through @@toStringTag and whose constructor is native code is a
-  // platform object of this host that no list knows (Bun's BlockList, a browser's newer interfaces):
-  // `clone` asks the host. A class written in JavaScript that sets a tag is an ordinary object, as
-  // native structuredClone treats it.
-  return hostConstructed(value) ? Kind.Host : Kind.Object;
+  // An object whose class names itself through @@toStringTag and whose prototype chain holds native
+  // code is a platform object of this host that no list knows (Bun's BlockList, a browser's newer
+  // interfaces, Node's KeyObject): `clone` asks the host. A class written in JavaScript that sets a tag
+  // is an ordinary object, as native structuredClone treats it.
+  return platformChain(value) ? Kind.Host : Kind.Object;
 }
 
 /** The platform lists, then every brand check: for objects whose @@toStringTag named nothing known. */
@@ -726,59 +739,95 @@ function platformOrBrand(value: object): Kind {
 function classifyWithAccessorTag(value: object): Kind {
   const known = platformOrBrand(value);
   if (known !== Kind.Object) return known;
-  if (nodePlatformObject(value)) return Kind.Host;
+  const t = hostTypes();
+  // Without the host's slot checks a WeakMap or Promise wearing such a getter cannot be told from an
+  // ordinary object: the host's structuredClone decides.
+  if (t === null) return Kind.Host;
+  if (t.isWeakMap(value) || t.isWeakSet(value) || t.isPromise(value) || t.isGeneratorObject(value)) {
+    return Kind.Refused;
+  }
+  if (t.isMapIterator(value) || t.isSetIterator(value) || t.isModuleNamespaceObject(value)) {
+    return Kind.Refused;
+  }
+  if (platformChain(value)) return Kind.Host;
   return classifyUntagged(value);
 }
 
 const functionSource = Function.prototype.toString;
-const nativeByPrototype = new WeakMap<object, boolean>();
-
-/** Whether the nearest `constructor` on the prototype chain is native code (cached per prototype). */
-function hostConstructed(value: object): boolean {
-  const proto = getPrototypeOf(value) as object | null;
-  if (proto === null) return false;
-  const cached = nativeByPrototype.get(proto);
-  if (cached !== undefined) return cached;
-  let native = false;
-  const desc = getOwnPropertyDescriptor(proto, "constructor");
-  const ctor = desc !== undefined && "value" in desc ? desc.value : undefined;
-  if (typeof ctor === "function") {
-    try {
-      native = functionSource.call(ctor).endsWith("{ [native code] }");
-    } catch {
-      native = false;
-    }
-  }
-  nativeByPrototype.set(proto, native);
-  return native;
-}
 
 /**
- * Node's platform objects written in JavaScript (net.BlockList, net.SocketAddress, perf_hooks
- * histograms, KeyObject, ...) carry no @@toStringTag: what marks them is a method keyed by one of the
- * per-isolate messaging symbols on their prototype chain, which Node's serializer calls to clone or
- * transfer them. Such an object is not an ordinary object: `clone` hands it to the host, the formats
- * refuse it. Cached per prototype; user code cannot make these symbols.
+ * Whether an object is a platform object that no list names, by what its prototype chain (below
+ * Object.prototype) holds, cached per prototype:
+ * - a constructor that is native code: a browser's or Bun's newer interfaces, and Node's classes built
+ *   over a C++ base (crypto.KeyObject over NativeKeyObject);
+ * - a method keyed by one of Node's per-isolate messaging symbols, which Node's serializer calls to clone
+ *   or transfer the object: the platform objects Node writes in JavaScript without a @@toStringTag
+ *   (net.BlockList, net.SocketAddress, perf_hooks histograms). User code cannot make these symbols.
+ * Such an object is not an ordinary object: `clone` hands it to the host, the formats refuse it. (A
+ * built-in prototype met here belongs to an object that failed every brand check, e.g.
+ * `Object.create(Map.prototype)`; the host then clones it as the ordinary object it is.)
  */
-const nodePlatformByPrototype = new WeakMap<object, boolean>();
+const platformByChain = new WeakMap<object, boolean>();
+
+/** ECMAScript's own constructors: native code, but not platform objects. An object that inherits from
+ * their prototypes without their slots (`Object.create(Date.prototype)`) is ordinary. */
+const LANGUAGE_CONSTRUCTORS = new Set<unknown>(
+  [
+    "Function",
+    "Array",
+    "Number",
+    "Boolean",
+    "String",
+    "Symbol",
+    "BigInt",
+    "Date",
+    "RegExp",
+    "Error",
+    "EvalError",
+    "RangeError",
+    "ReferenceError",
+    "SyntaxError",
+    "TypeError",
+    "URIError",
+    "AggregateError",
+    "Map",
+    "Set",
+    "WeakMap",
+    "WeakSet",
+    "WeakRef",
+    "FinalizationRegistry",
+    "Promise",
+    "ArrayBuffer",
+    "SharedArrayBuffer",
+    "DataView",
+    ...TYPED_ARRAY_NAMES,
+  ].map((name) => (globalThis as Record<string, unknown>)[name]),
+);
+LANGUAGE_CONSTRUCTORS.add(getPrototypeOf(Uint8Array));
 const MESSAGING_SYMBOLS = new Set(["messaging_clone_symbol", "messaging_transfer_symbol"]);
 
-function nodePlatformObject(value: object): boolean {
+function platformChain(value: object): boolean {
   const proto = getPrototypeOf(value) as object | null;
   if (proto === null || proto === ObjectProto) return false;
-  const cached = nodePlatformByPrototype.get(proto);
+  const cached = platformByChain.get(proto);
   if (cached !== undefined) return cached;
   let found = false;
   for (let o: object | null = proto; o !== null && o !== ObjectProto && !found; o = getPrototypeOf(o)) {
-    const symbols = Object.getOwnPropertySymbols(o);
-    for (let i = 0; i < symbols.length; i++) {
-      if (MESSAGING_SYMBOLS.has(symbols[i]!.description as string)) {
-        found = true;
-        break;
+    const desc = getOwnPropertyDescriptor(o, "constructor");
+    const ctor = desc !== undefined && "value" in desc ? desc.value : undefined;
+    if (typeof ctor === "function" && !LANGUAGE_CONSTRUCTORS.has(ctor)) {
+      try {
+        found = functionSource.call(ctor).endsWith("{ [native code] }");
+      } catch {
+        found = false;
       }
     }
+    const symbols = Object.getOwnPropertySymbols(o);
+    for (let i = 0; i < symbols.length && !found; i++) {
+      found = MESSAGING_SYMBOLS.has(symbols[i]!.description as string);
+    }
   }
-  nodePlatformByPrototype.set(proto, found);
+  platformByChain.set(proto, found);
   return found;
 }
 
@@ -800,8 +849,8 @@ function classifyUntagged(value: object): Kind {
     if (t.isBoxedPrimitive(value)) return t.isBigIntObject(value) ? Kind.BigIntObject : Kind.Refused;
   }
   // Platform classes name themselves through @@toStringTag (WebIDL requires it), except the ones Node
-  // writes in JavaScript and marks with its messaging symbols instead.
-  if (t !== null && nodePlatformObject(value)) return Kind.Host;
+  // writes in JavaScript and marks with its messaging symbols instead (see platformChain).
+  if (platformChain(value)) return Kind.Host;
   return Kind.Object;
 }
 

@@ -4,6 +4,7 @@
  * user code (getters) run exactly as often as the native clone runs it.
  */
 
+import * as crypto from "node:crypto";
 import * as net from "node:net";
 import * as perfHooks from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
@@ -106,6 +107,13 @@ describe("intrinsics are the realm's, captured at load", () => {
 type Maker = [string, () => object, (copy: object, original: object) => void];
 
 const PLATFORM: Maker[] = [
+  [
+    "crypto.KeyObject (a Symbol.toStringTag, and a JavaScript constructor)",
+    () => crypto.createSecretKey(new Uint8Array([1, 2, 3, 4])),
+    (copy) => {
+      expect([...(copy as crypto.KeyObject).export()]).toEqual([1, 2, 3, 4]);
+    },
+  ],
   [
     "net.BlockList",
     () => {
@@ -349,4 +357,29 @@ describe("getters run exactly as often as natively", () => {
     expect(e.name).toBe("DataCloneError");
     expect(e.path).toBe("value.n.g");
   });
+});
+
+describe("a Symbol.toStringTag getter hides nothing", () => {
+  const refused: [string, () => object][] = [
+    ["WeakMap", () => new WeakMap()],
+    ["WeakSet", () => new WeakSet()],
+    ["Promise", () => Promise.resolve(1)],
+    ["generator", () => (function* () {})()],
+  ];
+  for (const [name, make] of refused) {
+    conform(
+      `a ${name} with an own tag getter is still refused (DataCloneError), the getter never run`,
+      (impl) => {
+        let reads = 0;
+        const value = Object.defineProperty(make(), Symbol.toStringTag, {
+          get() {
+            reads++;
+            return "Disguised";
+          },
+        });
+        expectThrowsDom(() => impl({ value }));
+        expect(reads).toBe(0);
+      },
+    );
+  }
 });
