@@ -23,8 +23,17 @@ export const COMPILE_AFTER = 2;
 const MAX_KEYS = 64;
 /** Bound on distinct shapes kept per process, so adversarial key sets cannot grow memory without end. */
 const MAX_SHAPES = 2048;
+/**
+ * The same bound in bytes: key text kept by the cache (the signature and the key list, and later the
+ * copier's source, each about the key text again) is at most this. Keys can come from anywhere (a
+ * parsed request body), so a count alone would let 2048 shapes of long keys hold any amount.
+ */
+const MAX_CACHE_CHARS = 1 << 20;
+/** A shape whose keys are longer than this in all is never cached: its copier could not pay for itself. */
+const MAX_SHAPE_CHARS = 4096;
 
 const cache = new Map<string, Shape>();
+let cachedChars = 0;
 
 const INDEX = /^(?:0|[1-9]\d*)$/;
 
@@ -40,7 +49,10 @@ export function shapeFor(keys: string[]): Shape | null {
   let shape = cache.get(signature);
   if (shape === undefined) {
     for (let i = 0; i < n; i++) if (keys[i] === "__proto__") return null;
-    if (cache.size >= MAX_SHAPES) return null;
+    const chars = signature.length;
+    if (cache.size >= MAX_SHAPES || chars > MAX_SHAPE_CHARS || cachedChars + chars > MAX_CACHE_CHARS)
+      return null;
+    cachedChars += chars;
     shape = { keys, uses: 0, copy: null };
     cache.set(signature, shape);
   }
