@@ -104,6 +104,9 @@ describe("README and docs examples type-check as written", () => {
   }
 });
 
+/** The examples are Node programs (but for those marked runtime=bun): under `bun test`, still run node. */
+const NODE = typeof (globalThis as { Bun?: unknown }).Bun === "undefined" ? process.execPath : "node";
+
 describe("README and docs examples run as written", () => {
   for (const doc of RUN_DOCS) {
     const blocks = blocksOf(doc).filter((b) => b.lang === "js");
@@ -117,14 +120,14 @@ describe("README and docs examples run as written", () => {
         const file = join(dir, block.file);
         const bun = block.info.includes("runtime=bun");
         const run = block.info.includes("no-run")
-          ? spawnSync(process.execPath, ["--check", file], { cwd, encoding: "utf8", timeout: 30_000 })
+          ? spawnSync(NODE, ["--check", file], { cwd, encoding: "utf8", timeout: 30_000 })
           : bun
             ? spawnSync(join(ROOT, "node_modules", ".bin", "bun"), [file], {
                 cwd,
                 encoding: "utf8",
                 timeout: 30_000,
               })
-            : spawnSync(process.execPath, [file], { cwd, encoding: "utf8", timeout: 30_000 });
+            : spawnSync(NODE, [file], { cwd, encoding: "utf8", timeout: 30_000 });
         expect(
           { status: run.status, signal: run.signal, stderr: run.stderr },
           `${doc}:${block.line} (${block.file})\n${run.stdout}`,

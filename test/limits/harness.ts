@@ -47,7 +47,11 @@ export interface LimitedRun {
   signal: NodeJS.Signals | null;
   /** What the script passed to `report`, or undefined. */
   result: unknown;
-  /** Peak resident set size of the child, in MiB (from process.resourceUsage at exit). */
+  /**
+   * Peak resident set size of the child, in MiB: VmHWM from /proc/self/status where there is one. (Not
+   * getrusage's maxRSS: Linux keeps that across execve, so a child forked from a big parent, such as
+   * `bun test`, would report the parent's peak.)
+   */
   peakRssMiB: number;
   /** Wall-clock time from spawn to exit, in ms. */
   elapsedMs: number;
@@ -75,10 +79,16 @@ export async function runLimited(body: string, options: LimitedOptions = {}): Pr
   writeFileSync(
     file,
     `import * as S from ${JSON.stringify(lib)};
+import { readFileSync as readPeak } from "node:fs";
 let reported;
 const report = (value) => { reported = value; };
 const done = () => {
-  const rss = process.resourceUsage().maxRSS / 1024;
+  let rss;
+  try {
+    rss = Number(/VmHWM:\\s+(\\d+) kB/.exec(readPeak("/proc/self/status", "utf8"))[1]) / 1024;
+  } catch {
+    rss = process.resourceUsage().maxRSS / 1024;
+  }
   process.stdout.write("\\n@@RESULT " + JSON.stringify({ result: reported, rss }) + "\\n");
 };
 try {
