@@ -151,9 +151,10 @@ describe("unbounded regions have their own limits", () => {
 });
 
 describe("bytes in a SharedArrayBuffer", () => {
+  const restoreGlobals: (() => void)[] = [];
   afterEach(() => {
     vi.restoreAllMocks();
-    vi.unstubAllGlobals();
+    for (const restore of restoreGlobals.splice(0)) restore();
   });
 
   /** Browsers refuse shared views in TextDecoder.decode and in Blob/File parts; Node does not. Emulate. */
@@ -175,24 +176,23 @@ describe("bytes in a SharedArrayBuffer", () => {
     };
     const NativeBlob = globalThis.Blob;
     const NativeFile = globalThis.File;
-    vi.stubGlobal(
-      "Blob",
-      class extends NativeBlob {
-        constructor(parts?: BlobPart[], options?: BlobPropertyBag) {
-          check(parts);
-          super(parts, options);
-        }
-      },
-    );
-    vi.stubGlobal(
-      "File",
-      class extends NativeFile {
-        constructor(parts: BlobPart[], name: string, options?: FilePropertyBag) {
-          check(parts);
-          super(parts, name, options);
-        }
-      },
-    );
+    // Plain assignments, restored in afterEach (vi.stubGlobal is vitest-only; this file runs under bun too).
+    restoreGlobals.push(() => {
+      globalThis.Blob = NativeBlob;
+      globalThis.File = NativeFile;
+    });
+    globalThis.Blob = class extends NativeBlob {
+      constructor(parts?: BlobPart[], options?: BlobPropertyBag) {
+        check(parts);
+        super(parts, options);
+      }
+    };
+    globalThis.File = class extends NativeFile {
+      constructor(parts: BlobPart[], name: string, options?: FilePropertyBag) {
+        check(parts);
+        super(parts, name, options);
+      }
+    };
   }
 
   function shared(data: Uint8Array): Uint8Array {
