@@ -591,9 +591,18 @@ export function expectSameStructure(actual: unknown, expected: unknown, options:
         // rebuilt error has it wherever its builder defined it: its position is not compared there.
         if (out.includes("stack")) out = [...out.filter((k) => k !== "stack"), "stack"];
       }
+      // SpiderMonkey keeps an error's stack behind an accessor on Error.prototype, which JavaScript
+      // cannot give a rebuilt error: there, `stack` is compared by value below, not as an own key.
+      if (kind === "Error" && STACK_ON_PROTOTYPE) out = out.filter((k) => k !== "stack");
       if (ignoreKey !== undefined) out = out.filter((k) => !ignoreKey(kind, k, owner));
       return out;
     };
+    if (kind === "Error" && STACK_ON_PROTOTYPE) {
+      const as = (ao as { stack?: unknown }).stack;
+      const es = (eo as { stack?: unknown }).stack;
+      if (compareStacks) same(`${path}.stack`, "stack", as, es);
+      else same(`${path}.stack`, "type of stack", typeof as, typeof es);
+    }
     const aKeys = filter(ao, Reflect.ownKeys(ao));
     const eKeys = filter(eo, Reflect.ownKeys(eo));
     for (let i = 0; i < Math.max(aKeys.length, eKeys.length); i++) {
@@ -633,6 +642,11 @@ export function expectSameStructure(actual: unknown, expected: unknown, options:
  * `lineNumber`, `columnNumber`). Not in any spec and not part of what is cloned. Read off a fresh error
  * at load, so under V8 (which adds none) the set is empty and an own `line` is compared like any key.
  */
+/** Whether this engine keeps `stack` as an accessor on Error.prototype rather than on each error. */
+const STACK_ON_PROTOTYPE =
+  !Object.hasOwn(new Error("probe"), "stack") &&
+  typeof Object.getOwnPropertyDescriptor(Error.prototype, "stack")?.get === "function";
+
 const ERROR_SITE_KEYS: ReadonlySet<string> = (() => {
   const keys = new Set(Object.getOwnPropertyNames(new Error("probe")));
   keys.delete("message");
