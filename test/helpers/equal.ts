@@ -746,3 +746,24 @@ export async function expectSameBlobBytes(actual: Blob, expected: Blob, path = "
   const at = firstByteDifference(new Uint8Array(a), new Uint8Array(e));
   if (at >= 0) throw new StructureMismatch(path, `Blob bytes differ at offset ${at}`);
 }
+
+/**
+ * Gives every null-prototype ordinary object in `value` Object.prototype: the text format keeps null
+ * prototypes by design, where a structured clone makes ordinary objects (as test/text does).
+ */
+export function withObjectPrototypes(value: unknown): unknown {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length !== 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (Object.getPrototypeOf(v) === null) Object.setPrototypeOf(v, Object.prototype);
+    if (v instanceof Map) for (const [k, x] of v) stack.push(k, x);
+    else if (v instanceof Set) for (const x of v) stack.push(x);
+    else if (v instanceof Error) stack.push((v as { cause?: unknown }).cause);
+    if (ArrayBuffer.isView(v)) continue;
+    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+  }
+  return value;
+}

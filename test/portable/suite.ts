@@ -17,7 +17,15 @@
 import * as S from "structura";
 import type { ChannelEnd } from "structura/channel";
 import { type Fixture, fixtures } from "../fixtures/values.ts";
-import { type CompareOptions, expectSameBlobBytes, expectSameStructure, kindOf } from "../helpers/equal.ts";
+import {
+  type CompareOptions,
+  expectSameBlobBytes,
+  expectSameStructure,
+  kindOf,
+  withObjectPrototypes,
+} from "../helpers/equal.ts";
+
+export { withObjectPrototypes };
 
 export type PortableRuntime = "deno" | "chromium" | "firefox";
 
@@ -126,27 +134,6 @@ const ENCODE_DEVIATIONS: Record<PortableRuntime, EncodeDeviation[]> = {
   chromium: [],
   firefox: [],
 };
-
-/**
- * Gives every null-prototype ordinary object in `value` Object.prototype: the text format keeps null
- * prototypes by design, where a structured clone makes ordinary objects (as test/text does).
- */
-export function withObjectPrototypes(value: unknown): unknown {
-  const seen = new Set<object>();
-  const stack: unknown[] = [value];
-  while (stack.length !== 0) {
-    const v = stack.pop();
-    if (typeof v !== "object" || v === null || seen.has(v)) continue;
-    seen.add(v);
-    if (Object.getPrototypeOf(v) === null) Object.setPrototypeOf(v, Object.prototype);
-    if (v instanceof Map) for (const [k, x] of v) stack.push(k, x);
-    else if (v instanceof Set) for (const x of v) stack.push(x);
-    else if (v instanceof Error) stack.push((v as { cause?: unknown }).cause);
-    if (ArrayBuffer.isView(v)) continue;
-    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
-  }
-  return value;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers

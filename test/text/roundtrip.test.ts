@@ -11,25 +11,7 @@ import { configure } from "../../src/core/host.ts";
 import { defineType, TypeRegistry } from "../../src/core/registry.ts";
 import { parse, stringify } from "../../src/text/index.ts";
 import { fixtures } from "../fixtures/values.ts";
-import { expectSameStructure } from "../helpers/equal.ts";
-
-/** Gives every null-prototype ordinary object in `value` Object.prototype (what a clone would have). */
-function withObjectPrototypes(value: unknown): unknown {
-  const seen = new Set<object>();
-  const stack: unknown[] = [value];
-  while (stack.length !== 0) {
-    const v = stack.pop();
-    if (typeof v !== "object" || v === null || seen.has(v)) continue;
-    seen.add(v);
-    if (Object.getPrototypeOf(v) === null) Object.setPrototypeOf(v, Object.prototype);
-    if (v instanceof Map) for (const [k, x] of v) stack.push(k, x);
-    else if (v instanceof Set) for (const x of v) stack.push(x);
-    else if (v instanceof Error) stack.push((v as { cause?: unknown }).cause);
-    if (ArrayBuffer.isView(v)) continue;
-    for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
-  }
-  return value;
-}
+import { expectSameStructure, withObjectPrototypes } from "../helpers/equal.ts";
 
 const HTML_UNSAFE = /[<>/\u2028\u2029]/;
 
