@@ -2,33 +2,13 @@
  * Test helpers: a fresh bundle of src/channel (so worker threads run the current source, with or
  * without a built dist/), and a way to start a peer worker holding the far end of a channel.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { type MessagePort as NodeMessagePort, Worker } from "node:worker_threads";
-import { build } from "esbuild";
 import { type ChannelEnd, type ChannelOptions, createChannel } from "../../src/channel/index.ts";
-
-let lib: Promise<string> | undefined;
+import { bundleSource } from "../helpers/bundle.ts";
 
 /** Bundles src/channel/index.ts into a temporary ESM file; returns its file URL. */
 export function channelLib(): Promise<string> {
-  lib ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), "structura-channel-"));
-    const outfile = join(dir, "channel.mjs");
-    await build({
-      entryPoints: [fileURLToPath(new URL("../../src/channel/index.ts", import.meta.url))],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      target: "es2022",
-      outfile,
-      logLevel: "silent",
-    });
-    return pathToFileURL(outfile).href;
-  })();
-  return lib;
+  return bundleSource("src/channel/index.ts");
 }
 
 const PEER = new URL("./workers/peer.mjs", import.meta.url);

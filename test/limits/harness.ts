@@ -11,10 +11,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { bundleSource } from "../helpers/bundle.ts";
 
-let bundled: Promise<string> | undefined;
 let dir: string | undefined;
 
 function workDir(): string {
@@ -22,22 +20,9 @@ function workDir(): string {
   return dir;
 }
 
-/** Bundles src/index.ts once per test process into a temporary ESM file; returns its file URL. */
+/** The bundle of src/index.ts the children import (see test/helpers/bundle.ts). */
 export function structuraBundle(): Promise<string> {
-  bundled ??= (async () => {
-    const outfile = join(workDir(), "structura.mjs");
-    await build({
-      entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      target: "es2022",
-      outfile,
-      logLevel: "silent",
-    });
-    return pathToFileURL(outfile).href;
-  })();
-  return bundled;
+  return bundleSource("src/index.ts");
 }
 
 export interface LimitedRun {
