@@ -579,7 +579,7 @@ export class ChannelEnd<T = unknown> {
 
   #onPortMessage(data: unknown): void {
     if (isPayload(data)) {
-      this.#inbox.push(data);
+      this.#toInbox(data);
       if (this.#rx === null || this.#waitingForPort || this.#peerClosed) this.#drain();
       return;
     }
@@ -610,21 +610,44 @@ export class ChannelEnd<T = unknown> {
     }
   }
 
+  /**
+   * Files a port message by sequence number. They come in order but for one race: a synchronous take
+   * (`receiveMessageOnPort`) can get a message while an earlier one is already held by the host's own
+   * asynchronous receive loop, not yet dispatched (seen in Deno under load: port message 10 taken while
+   * 4 was still on its way). The earlier one then arrives second and goes in front.
+   */
+  #toInbox(p: PortPayload): void {
+    const inbox = this.#inbox;
+    let i = inbox.length;
+    while (i > 0 && ((inbox[i - 1]!.s - p.s) | 0) > 0) i--;
+    if (i === inbox.length) inbox.push(p);
+    else inbox.splice(i, 0, p);
+  }
+
+  /** The first port message if it is number `seq`; undefined while it has not arrived. */
+  #inboxHead(seq: number): PortPayload | undefined {
+    const p = this.#inbox[0];
+    if (p === undefined) return undefined;
+    const ahead = (p.s - seq) | 0;
+    // Ahead: message `seq` is still being dispatched (see #toInbox). Behind: sent twice, or forged.
+    if (ahead > 0) return undefined;
+    if (ahead < 0) throw corrupt(`Port message ${p.s} arrived where ${seq} was expected.`);
+    this.#inbox.shift();
+    return p;
+  }
+
   /** Takes the port message with sequence `seq`, pulling it synchronously when the host allows. */
   #takePort(seq: number): PortPayload | undefined {
-    if (this.#inbox.length === 0) {
+    const first = this.#inbox[0];
+    if (first === undefined || first.s !== seq) {
       const pull = receiveOnPort();
       const got = pull?.(this.#port);
       if (got !== undefined) {
-        if (isPayload(got.message)) this.#inbox.push(got.message);
+        if (isPayload(got.message)) this.#toInbox(got.message);
         else this.#onPortMessage(got.message);
       }
     }
-    const p = this.#inbox[0];
-    if (p === undefined) return undefined;
-    if (p.s !== seq) throw corrupt(`Port message ${p.s} arrived where ${seq} was expected.`);
-    this.#inbox.shift();
-    return p;
+    return this.#inboxHead(seq);
   }
 
   /**
@@ -634,10 +657,8 @@ export class ChannelEnd<T = unknown> {
   #readOne(): { value: T } | null {
     const rx = this.#rx;
     if (rx === null) {
-      const p = this.#inbox[0];
+      const p = this.#inboxHead(this.#recvSeq);
       if (p === undefined) return null;
-      this.#inbox.shift();
-      if (p.s !== this.#recvSeq) throw corrupt(`Message ${p.s} arrived where ${this.#recvSeq} was expected.`);
       this.#recvSeq = (this.#recvSeq + 1) | 0;
       return { value: this.#decodePayload(p) };
     }
@@ -938,7 +959,7 @@ export class ChannelEnd<T = unknown> {
         return; // a closed port
       }
       if (got === undefined) return;
-      if (isPayload(got.message)) this.#inbox.push(got.message);
+      if (isPayload(got.message)) this.#toInbox(got.message);
       else this.#onPortMessage(got.message);
     }
   }

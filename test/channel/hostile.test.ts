@@ -118,4 +118,67 @@ describe("channel: hostile peer", () => {
       a.close();
     }
   });
+
+  /** A handle over our own MessageChannel, so the test can post port payloads in any order. */
+  function forgedPortEnd(rings: boolean) {
+    const channel = new MessageChannel();
+    const { remote } = createChannel<unknown>({ ringSize: 4096 });
+    const handle = {
+      __structuraChannel: 1 as const,
+      port: channel.port2,
+      rx: rings ? remote.rx : null,
+      tx: rings ? remote.tx : null,
+      maxInline: rings ? remote.maxInline : 0,
+    };
+    return { forger: channel.port1, end: openChannel<unknown>(handle as typeof remote), rx: remote.rx! };
+  }
+
+  function nextMessages(end: ReturnType<typeof openChannel<unknown>>, n: number): Promise<unknown[]> {
+    const got: unknown[] = [];
+    return new Promise((resolve, reject) => {
+      end.addEventListener("error", (e) => reject(e.error));
+      end.onmessage = (e) => {
+        got.push(e.data);
+        if (got.length === n) resolve(got);
+      };
+    });
+  }
+
+  // A synchronous take can get a port message while an earlier one is still in the host's own receive
+  // loop (Deno under load); the earlier one then arrives second and must still be read first.
+  it("port messages that arrive out of order are read in sequence (port transport)", async () => {
+    const { forger, end } = forgedPortEnd(false);
+    forger.postMessage({ s: 1, b: serialize("one") });
+    forger.postMessage({ s: 0, b: serialize("zero") });
+    forger.postMessage({ s: 2, b: serialize("two") });
+    expect(await nextMessages(end, 3)).toEqual(["zero", "one", "two"]);
+    end.close();
+    forger.close();
+  });
+
+  it("port messages that arrive out of order are read in sequence (ring transport)", async () => {
+    const { forger, end, rx } = forgedPortEnd(true);
+    const ctrl = new Int32Array(rx, 0, CONTROL_BYTES >> 2);
+    const words = new Int32Array(rx, CONTROL_BYTES);
+    for (let i = 0; i < 2; i++) {
+      words[2 * i] = KIND_PORT;
+      words[2 * i + 1] = i;
+    }
+    Atomics.store(ctrl, HEAD, 16);
+    forger.postMessage({ s: 1, b: serialize("one") });
+    forger.postMessage({ s: 0, b: serialize("zero") });
+    expect(await nextMessages(end, 2)).toEqual(["zero", "one"]);
+    end.close();
+    forger.close();
+  });
+
+  it("a port message sent twice (a sequence number already read) is ERR_CHANNEL_CORRUPT", async () => {
+    const { forger, end } = forgedPortEnd(false);
+    const failed = new Promise<unknown>((resolve) => end.addEventListener("error", (e) => resolve(e.error)));
+    end.onmessage = () => {};
+    forger.postMessage({ s: 0, b: serialize("zero") });
+    forger.postMessage({ s: 0, b: serialize("again") });
+    expect(await failed).toMatchObject({ code: "ERR_CHANNEL_CORRUPT" });
+    forger.close();
+  });
 });
