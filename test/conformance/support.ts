@@ -39,6 +39,12 @@ export const DEVIATIONS: Readonly<Record<string, Partial<Record<"node" | "bun", 
   "detached-during-serialization": {
     node: "Node 20 completes the transfer of a buffer a getter detached while the value was serialized",
   },
+  "index-getter-fills-hole": {
+    bun: "Bun copies an element an index getter stored into a hole, which the key snapshot taken before any read excludes",
+  },
+  "index-getter-adds-named": {
+    bun: "Bun copies a named property an index getter added, which the key snapshot taken before any read excludes",
+  },
   "detached-check-order": {
     bun: "Bun checks for a detached buffer in the transfer list before serializing, so a getter's exception is lost",
   },
