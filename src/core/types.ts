@@ -740,9 +740,12 @@ function classifyWithAccessorTag(value: object): Kind {
   const known = platformOrBrand(value);
   if (known !== Kind.Object) return known;
   const t = hostTypes();
-  // Without the host's slot checks a WeakMap or Promise wearing such a getter cannot be told from an
-  // ordinary object: the host's structuredClone decides.
-  if (t === null) return Kind.Host;
+  // Without the host's slot checks (browsers), what the prototype chain holds decides: a WeakMap,
+  // Promise, generator or iterator wearing such a getter goes to the host's structuredClone, which
+  // refuses it; a class instance is an ordinary object, copied here, so that its getters run once and a
+  // refusal inside it keeps its path. (One of those whose prototype was swapped for an unrelated one is
+  // taken for an ordinary object, as for untagged objects on such hosts.)
+  if (t === null) return refusedChain(value) ? Kind.Host : classifyUntagged(value);
   if (t.isWeakMap(value) || t.isWeakSet(value) || t.isPromise(value) || t.isGeneratorObject(value)) {
     return Kind.Refused;
   }
@@ -754,6 +757,34 @@ function classifyWithAccessorTag(value: object): Kind {
 }
 
 const functionSource = Function.prototype.toString;
+
+/** The prototypes of the language's objects that structured clone refuses by their slots. */
+let refusedPrototypes: Set<unknown> | undefined;
+
+function refusedChain(value: object): boolean {
+  if (refusedPrototypes === undefined) {
+    const g = globalThis as unknown as Record<string, { prototype?: unknown } | undefined>;
+    refusedPrototypes = new Set<unknown>(
+      [
+        g.WeakMap?.prototype,
+        g.WeakSet?.prototype,
+        g.WeakRef?.prototype,
+        g.FinalizationRegistry?.prototype,
+        Promise.prototype,
+        getPrototypeOf(function* () {}).prototype,
+        getPrototypeOf(async function* () {}).prototype,
+        getPrototypeOf(new Map().entries()),
+        getPrototypeOf(new Set().values()),
+        getPrototypeOf([].values()),
+        getPrototypeOf(""[Symbol.iterator]()),
+      ].filter((p) => p !== undefined),
+    );
+  }
+  for (let o = getPrototypeOf(value) as object | null; o !== null; o = getPrototypeOf(o)) {
+    if (refusedPrototypes.has(o)) return true;
+  }
+  return false;
+}
 
 /**
  * Whether an object is a platform object that no list names, by what its prototype chain (below
