@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// The browser run: the capability suite (test/portable/suite.ts, bundled against dist/) in real headless
-// Chromium and Firefox, driven by puppeteer-core (CDP for Chromium, WebDriver BiDi for Firefox), over a
+// The browser run: the capability suite (test/portable/suite.ts, bundled against dist/) and the clone
+// conformance suite (test/conformance/, bundled with a vitest shim) in real headless Chromium and
+// Firefox, driven by puppeteer-core (CDP for Chromium, WebDriver BiDi for Firefox), over a
 // page served from 127.0.0.1 with cross-origin isolation headers so SharedArrayBuffer exists. What the
 // browser wrote is then read back in Node. Prints every failure and note like a test runner, ends with
-// "N passed, N failed", and exits non-zero on any failure or when a browser is missing.
+// "N passed, N failed" (and per browser, the conformance suite's own count), and exits non-zero on any
+// failure or when a browser is missing.
 //
 // Needs: dist/ built (`npm run build`; `npm run test:browsers` does it), and the Debian packages
 // `chromium` and `firefox-esr` (`apt-get install -y chromium firefox-esr`). CHROMIUM_PATH and FIREFOX_PATH
-// override the executables; BROWSERS=chromium (or firefox) runs one; VERBOSE=1 lists passing cases too.
+// override the executables; BROWSERS=chromium (or firefox) runs one; SUITES=conformance (or capability)
+// runs one suite; VERBOSE=1 lists passing cases too.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -22,6 +25,7 @@ const BROWSERS = {
 };
 const wanted = (process.env.BROWSERS ?? "chromium,firefox").split(",").map((s) => s.trim());
 const verbose = process.env.VERBOSE === "1";
+const suites = (process.env.SUITES ?? "capability,conformance").split(",").map((s) => s.trim());
 
 const missing = wanted.filter((name) => !existsSync(BROWSERS[name]?.path ?? ""));
 if (missing.length > 0) {
@@ -42,6 +46,8 @@ const TYPES = { ".js": "text/javascript", ".json": "application/json", ".html": 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>structura</title>
 <script type="module">
 import { runSuite } from "/suite.js";
+import { runConformance } from "/conformance.js";
+window.__runConformance = () => runConformance();
 window.__runSuite = async () => {
   const nodeWritten = await (await fetch("/node-written.json")).json();
   return runSuite({ peerUrl: new URL("/peer.js", location.href).href, nodeWritten });
@@ -63,7 +69,7 @@ const server = createServer((req, res) => {
     return;
   }
   const name = path.slice(1);
-  if (!["suite.js", "peer.js", "node-written.json"].includes(name)) {
+  if (!["suite.js", "peer.js", "conformance.js", "node-written.json"].includes(name)) {
     res.writeHead(404, headers);
     res.end();
     return;
@@ -107,12 +113,16 @@ async function launch(name) {
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 const failures = [];
 
 function report(prefix, results) {
   for (const r of results) {
     const name = `${prefix} › ${r.name}`;
-    if (r.ok) {
+    if (r.skipped) {
+      skipped++;
+      if (verbose) console.log(`  - ${name} (skipped)`);
+    } else if (r.ok) {
       passed++;
       if (verbose || r.note !== undefined)
         console.log(`  ✓ ${name}${r.note !== undefined ? `\n      note: ${r.note}` : ""}`);
@@ -136,10 +146,25 @@ for (const name of wanted) {
     page.on("pageerror", (error) => consoleErrors.push(String(error?.message ?? error)));
     await page.goto(origin, { waitUntil: "load" });
     await page.waitForFunction(() => window.__ready === true, { timeout: 30_000 });
-    const { runtime, results, written } = await page.evaluate(() => window.__runSuite());
-    if (runtime !== name) throw new Error(`the page identified itself as ${runtime}`);
-    report(name, results);
-    report(name, nodeSide.readBack(written, name));
+    if (suites.includes("capability")) {
+      const { runtime, results, written } = await page.evaluate(() => window.__runSuite());
+      if (runtime !== name) throw new Error(`the page identified itself as ${runtime}`);
+      report(name, results);
+      report(name, nodeSide.readBack(written, name));
+    }
+    // The clone conformance suite (test/conformance/), with this browser's own structuredClone as the
+    // oracle; a runtime deviation is marked per case in test/conformance/support.ts.
+    if (suites.includes("conformance")) {
+      const conformance = await page.evaluate(() => window.__runConformance());
+      report(`${name} › conformance`, conformance);
+      const bad = conformance.filter((r) => !r.ok).length;
+      const ignored = conformance.filter((r) => r.skipped).length;
+      const marked = conformance.filter((r) => r.name.includes(" deviates")).length;
+      console.log(
+        `${name}: conformance ${conformance.length - bad - ignored} passed, ${bad} failed, ` +
+          `${ignored} skipped (${marked} runs marked as a ${name} deviation from the spec)`,
+      );
+    }
     if (consoleErrors.length > 0)
       report(name, [{ name: "page errors", ok: false, error: consoleErrors.join("\n") }]);
     console.log(`${name}: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -157,5 +182,5 @@ if (failures.length > 0) {
   for (const f of failures.slice(0, 50)) console.log(`  ${f}`);
   if (failures.length > 50) console.log(`  ... and ${failures.length - 50} more`);
 }
-console.log(`\n${passed} passed, ${failed} failed`);
+console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed === 0 ? 0 : 1);
