@@ -287,10 +287,13 @@ function copyArrayKeys(
  * Bun, arrays holding only primitives go to the host. V8's structuredClone has no such path: on Node
  * the userland loop is the faster one.
  */
-const primitiveArrayClone: ((value: unknown) => unknown) | null =
-  typeof (globalThis as { Bun?: unknown }).Bun === "object" ? nativeStructuredClone() : null;
-const lookupGetter = (ObjectProto as unknown as { __lookupGetter__: (key: number) => unknown })
+const lookupGetter = (ObjectProto as unknown as { __lookupGetter__?: (key: number) => unknown })
   .__lookupGetter__;
+// (Without __lookupGetter__, an Annex B method a hardened realm may remove, there is no fast path.)
+const primitiveArrayClone: ((value: unknown) => unknown) | null =
+  typeof (globalThis as { Bun?: unknown }).Bun === "object" && typeof lookupGetter === "function"
+    ? nativeStructuredClone()
+    : null;
 
 /**
  * Whether the host may copy this array: only primitives, dense (a sparse array, a few holes already,
@@ -308,7 +311,7 @@ function plainPrimitive(source: unknown[], n: number): boolean {
   if (getPrototypeOf(source) !== ArrayProto) return false;
   let holes = 0;
   for (let i = 0; i < n; i++) {
-    if (lookupGetter.call(source, i) !== undefined) return false;
+    if (lookupGetter!.call(source, i) !== undefined) return false;
     const item = source[i];
     if (typeof item === "object" ? item !== null : typeof item === "function" || typeof item === "symbol") {
       return false;
