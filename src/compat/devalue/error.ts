@@ -55,19 +55,12 @@ export function isNonPojo(value: object): boolean {
   const proto = getProto(value) as object | null;
   if (proto === ObjectProto || proto === ArrayProto || proto === null) return false;
   // Another realm's Object.prototype (or one that looks like it) is a POJO to devalue.
-  if (getProto(proto) === null || Object.getOwnPropertyNames(proto).sort().join("\0") === objectProtoNames) {
-    return (
-      classifyUnproxied(value) !== Kind.Object && classifyUnproxied(value) !== Kind.Array && isRefused(value)
-    );
-  }
+  if (isPojoPrototype(proto)) return false;
   if (URLCtor !== undefined && value instanceof URLCtor) return false;
   if (URLSearchParamsCtor !== undefined && value instanceof URLSearchParamsCtor) return false;
   switch (classifyUnproxied(value)) {
     case Kind.Object:
-      // Another realm's Object.prototype (or one that looks like it) is a POJO to devalue.
-      return !(
-        getProto(proto) === null || Object.getOwnPropertyNames(proto).sort().join("\0") === objectProtoNames
-      );
+      return true;
     case Kind.Refused:
     case Kind.Host:
     case Kind.Blob:
