@@ -19,7 +19,6 @@
 
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../../core/path.ts";
 import {
-  classifyUnproxied,
   dateTime,
   Kind,
   mapEntryList,

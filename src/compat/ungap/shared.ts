@@ -31,13 +31,23 @@ function toJSONReplacer(this: unknown, _key: string, value: unknown): unknown {
   return callToJSON(value);
 }
 
-const JSON_HOOKS: WriterHooks = { replacer: toJSONReplacer, lenient: true };
-const LOSSY_HOOKS: WriterHooks = { replacer: null, lenient: true };
+const JSON_HOOKS: WriterHooks = {
+  replacer: toJSONReplacer,
+  lenient: true,
+  omitEntries: true,
+  keepUndefined: true,
+};
+const LOSSY_HOOKS: WriterHooks = { replacer: null, lenient: true, omitEntries: true };
+
+/** A function or symbol at the root is null in @ungap's lossy modes. */
+function lossyRoot(value: unknown): unknown {
+  return typeof value === "function" || typeof value === "symbol" ? null : value;
+}
 
 /** The JSON tree (structura's text format, as a value) of `value` under @ungap's options. */
 export function treeOf(value: unknown, options: UngapOptions | undefined): unknown[] {
-  if (options?.json) return toTree(callToJSON(value), EMPTY_REGISTRY, JSON_HOOKS);
-  if (options?.lossy) return toTree(value, EMPTY_REGISTRY, LOSSY_HOOKS);
+  if (options?.json) return toTree(lossyRoot(callToJSON(value)), EMPTY_REGISTRY, JSON_HOOKS);
+  if (options?.lossy) return toTree(lossyRoot(value), EMPTY_REGISTRY, LOSSY_HOOKS);
   return toTree(value, EMPTY_REGISTRY, null);
 }
 
