@@ -6,6 +6,9 @@
 
 import vm from "node:vm";
 
+const SIMPLE_RE = /r/;
+const DANGEROUS_RE = /[</script><script>alert('xss')//]/;
+
 export interface Fixture {
   name: string;
   make: () => unknown;
@@ -129,7 +132,7 @@ export const fixtures: Fixture[] = [
     name: "repetitions",
     make: () => {
       const o = { x: 1 };
-      const re = /r/;
+      const re = SIMPLE_RE;
       const d = new Date(5);
       const buffer = new ArrayBuffer(8);
       const view = new Uint8Array(buffer, 2, 4);
@@ -158,7 +161,7 @@ export const fixtures: Fixture[] = [
     make: () => "</script><script src='https://evil.example/x.js'>alert('pwned')</script>",
   },
   { name: "dangerous key", make: () => ({ '<svg onload=alert("xss")>': "</script>" }) },
-  { name: "dangerous regex", make: () => /[</script><script>alert('xss')//]/ },
+  { name: "dangerous regex", make: () => DANGEROUS_RE },
   { name: "HTML comment opener", make: () => "<!-- </SCRIPT " },
   { name: "object without prototype", make: () => Object.create(null) },
   {

@@ -20,6 +20,7 @@ function evaluate(source: string, globals: Record<string, unknown> = {}): unknow
 }
 
 const loose = { compareStacks: false };
+const SCRIPT_RE = /<\/script>\u2028/;
 const SCRIPT_END = /<\/script/i;
 const SEPARATORS = /[\u2028\u2029]/;
 
@@ -108,7 +109,7 @@ describe("compat/devalue: uneval", () => {
       "`${alert(1)}`",
       "*/alert(1)/*",
     ];
-    const value: Record<string, unknown> = { list: nasty, re: /<\/script>\u2028/ };
+    const value: Record<string, unknown> = { list: nasty, re: SCRIPT_RE };
     for (const s of nasty) value[s] = s;
     value.__proto__keyed = JSON.parse('{"__proto__":"</script>"}');
     const source = compat.uneval(value);
