@@ -30,6 +30,7 @@ const isArray = Array.isArray;
 const keysOf = Object.keys;
 const hasOwn = Object.prototype.hasOwnProperty;
 const BIGINT = /^-?\d+$/;
+const MAX_BIGINT_DIGITS = 1_000_000;
 /** Not yet built / a reviver's data being built (a reference to it from that data is circular). */
 const NOT_YET: unique symbol = Symbol("not yet");
 const REVIVING: unique symbol = Symbol("reviving");
@@ -239,7 +240,10 @@ class DevalueReader {
       }
       case "BigInt": {
         const digits = raw[1];
-        if (typeof digits !== "string" || !BIGINT.test(digits)) this.fail("ERR_BAD_VALUE", "Bad BigInt.", i);
+        // Parsing decimal digits is quadratic: as many as the text format allows (docs/security.md).
+        if (typeof digits !== "string" || digits.length > MAX_BIGINT_DIGITS || !BIGINT.test(digits)) {
+          this.fail("ERR_BAD_VALUE", "Bad BigInt.", i);
+        }
         out = BigInt(digits);
         break;
       }

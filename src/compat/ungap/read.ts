@@ -25,6 +25,12 @@ const BIGINT = 8;
 
 const isArray = Array.isArray;
 const BIGINT_TEXT = /^-?\d+$/;
+/** Parsing decimal digits is quadratic: as many as the text format allows (docs/security.md). */
+const MAX_BIGINT_DIGITS = 1_000_000;
+
+function isBigIntText(value: unknown): value is string {
+  return typeof value === "string" && value.length <= MAX_BIGINT_DIGITS && BIGINT_TEXT.test(value);
+}
 const NOT_YET: unique symbol = Symbol("not yet");
 
 const typedArrayIds: Record<string, number> = Object.create(null);
@@ -128,8 +134,7 @@ class UngapReader {
         break;
       }
       case BIGINT:
-        if (typeof value !== "string" || !BIGINT_TEXT.test(value))
-          this.fail("ERR_BAD_VALUE", "Bad BigInt record.", i);
+        if (!isBigIntText(value)) this.fail("ERR_BAD_VALUE", "Bad BigInt record.", i);
         out = BigInt(value);
         break;
       case "-0":
@@ -145,8 +150,7 @@ class UngapReader {
   named(i: number, type: unknown, value: unknown): unknown {
     switch (type) {
       case "BigInt":
-        if (typeof value !== "string" || !BIGINT_TEXT.test(value))
-          this.fail("ERR_BAD_VALUE", "Bad BigInt record.", i);
+        if (!isBigIntText(value)) this.fail("ERR_BAD_VALUE", "Bad BigInt record.", i);
         return Object(BigInt(value));
       case "Boolean":
         return Object(Boolean(value));
@@ -180,7 +184,7 @@ class UngapReader {
           const item = value[k];
           if (
             big
-              ? typeof item !== "string" && typeof item !== "number"
+              ? typeof item !== "string" && typeof item !== "number" && typeof item !== "bigint"
               : typeof item !== "number" && item !== null
           ) {
             this.fail("ERR_BAD_VALUE", `Bad ${String(type)} element.`, i);
