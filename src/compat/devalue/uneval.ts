@@ -55,6 +55,10 @@ export type Replacer = (
   js: (strings: TemplateStringsArray, ...values: unknown[]) => Fragment,
 ) => unknown;
 
+/** In `seen`: the object is met more than once. */
+const SHARED = 0x100;
+const KIND_BITS = 0xff;
+
 /** Containers deeper than this in one literal become variables. */
 const INLINE_DEPTH = 200;
 const UNSAFE = /[<>/\u2028\u2029]/g;
@@ -80,9 +84,12 @@ function escapeChar(c: string): string {
   return ESCAPES[c]!;
 }
 
+const HAS_UNSAFE = /[<>/\u2028\u2029]/;
+
 /** A string literal that cannot end a script element or a line. */
 export function quote(s: string): string {
-  return JSON.stringify(s).replace(UNSAFE, escapeChar);
+  const json = JSON.stringify(s);
+  return HAS_UNSAFE.test(json) ? json.replace(UNSAFE, escapeChar) : json;
 }
 
 function numberSource(n: number): string {
@@ -113,7 +120,7 @@ interface Frame {
 }
 
 class Uneval {
-  /** How often each object is met (1, or 2 for "more than once"). */
+  /** Each object met: its Kind, with SHARED set once it is met again. */
   readonly seen = new Map<object, number>();
   /** Objects in the order the walk finished them (children first). */
   readonly finished: object[] = [];
@@ -125,6 +132,7 @@ class Uneval {
   readonly statements: string[] = [];
   /** Containers made variables for depth, still to be filled. */
   readonly pending: object[] = [];
+  readonly keys = new Map<string, string>();
 
   constructor(
     readonly root: unknown,
@@ -149,12 +157,13 @@ class Uneval {
       }
       if (typeof value === "symbol") this.refuse(value, frame.holder, frame.key);
       if ((typeof value !== "object" && typeof value !== "function") || value === null) continue;
-      const count = this.seen.get(value);
-      if (count !== undefined) {
-        if (count === 1) this.seen.set(value, 2);
+      const seen = this.seen.get(value);
+      if (seen !== undefined) {
+        if ((seen & SHARED) === 0) this.seen.set(value, seen | SHARED);
         continue;
       }
-      this.seen.set(value, 1);
+      const kind = typeof value === "function" ? Kind.Refused : kindOf(value);
+      this.seen.set(value, kind);
       stack.push({ value, holder: null, key: null, exit: true });
       if (this.replacer !== undefined) {
         const fragment = this.replacer(value, js);
@@ -169,12 +178,31 @@ class Uneval {
         }
       }
       if (typeof value === "function" || isNonPojo(value)) this.refuse(value, frame.holder, frame.key);
-      const children = this.children(value);
-      for (let i = children.length - 1; i >= 0; i--) {
-        const [key, child] = children[i]!;
-        stack.push({ value: child, holder: value, key, exit: false });
+      // Members are visited in place (no [key, value] pairs, no frames for primitives): this loop
+      // meets every value of the input once.
+      if (kind === Kind.Object || kind === Kind.Array) {
+        const record = value as Record<string, unknown>;
+        const keys = keysOf(value);
+        for (let i = 0; i < keys.length; i++) this.visit(record[keys[i]!], value, keys[i]!, stack);
+      } else {
+        const children = this.children(value, kind);
+        for (let i = 0; i < children.length; i++) this.visit(children[i]![1], value, children[i]![0], stack);
       }
     }
+  }
+
+  /** A member met in the walk: primitives checked here, objects counted and queued when new. */
+  visit(child: unknown, holder: object, key: PathSegment, stack: Frame[]): void {
+    if (typeof child === "object" ? child === null : typeof child !== "function") {
+      if (typeof child === "symbol") this.refuse(child, holder, key);
+      return;
+    }
+    const seen = this.seen.get(child as object);
+    if (seen !== undefined) {
+      if ((seen & SHARED) === 0) this.seen.set(child as object, seen | SHARED);
+      return;
+    }
+    stack.push({ value: child, holder, key, exit: false });
   }
 
   pushHoles(fragment: Fragment, stack: Frame[]): void {
@@ -188,9 +216,8 @@ class Uneval {
   }
 
   /** The members an object is written with, as [key, value] (keys only used in error paths). */
-  children(value: object): [PathSegment, unknown][] {
+  children(value: object, kind: Kind): [PathSegment, unknown][] {
     const out: [PathSegment, unknown][] = [];
-    const kind = kindOf(value);
     switch (kind) {
       case Kind.Array:
       case Kind.Object: {
@@ -237,9 +264,14 @@ class Uneval {
     return name;
   }
 
+  /** The kind the walk found (every object written was walked): classified once per object. */
+  kind(value: object): Kind {
+    return (this.seen.get(value) ?? kindOf(value)) & KIND_BITS;
+  }
+
   nodeOf(value: object): Node {
-    if (this.custom.has(value)) return Node.Leaf;
-    switch (kindOf(value)) {
+    if (this.custom.size !== 0 && this.custom.has(value)) return Node.Leaf;
+    switch (this.kind(value)) {
       case Kind.Array:
       case Kind.Object:
       case Kind.Map:
@@ -261,7 +293,7 @@ class Uneval {
     // leaves and fills in the order the walk finished them.
     const shared: object[] = [];
     for (const value of this.finished) {
-      if (this.seen.get(value) === 2) {
+      if (((this.seen.get(value) ?? 0) & SHARED) !== 0) {
         this.name(value);
         shared.push(value);
       }
@@ -335,6 +367,16 @@ class Uneval {
     }
   }
 
+  /** `"key":`, kept per call: records repeat their keys (bounded, so a value of many keys costs no more). */
+  keySource(key: string): string {
+    let source = this.keys.get(key);
+    if (source === undefined) {
+      source = `${quote(key)}:`;
+      if (this.keys.size < 4096) this.keys.set(key, source);
+    }
+    return source;
+  }
+
   /** The source of any value; `depth` is the literal nesting so far. */
   expr(value: unknown, depth: number): string {
     switch (typeof value) {
@@ -383,7 +425,7 @@ class Uneval {
   }
 
   container(value: object, depth: number): string {
-    switch (kindOf(value)) {
+    switch (this.kind(value)) {
       case Kind.Array:
         return this.array(value as unknown[], depth);
       case Kind.Map: {
@@ -403,7 +445,7 @@ class Uneval {
         for (const key of keysOf(value)) {
           if (!first) out += ",";
           first = false;
-          out += key === "__proto__" ? '["__proto__"]:' : `${quote(key)}:`;
+          out += key === "__proto__" ? '["__proto__"]:' : this.keySource(key);
           out += this.expr(record[key], depth);
         }
         return `${out}}`;
