@@ -12,6 +12,9 @@ const entries: Record<string, string> = {
   channel: "src/channel/index.ts",
   stream: "src/stream/index.ts",
   "compat/flatted": "src/compat/flatted.ts",
+  "compat/devalue": "src/compat/devalue/index.ts",
+  "compat/ungap": "src/compat/ungap/index.ts",
+  "compat/ungap/json": "src/compat/ungap/json.ts",
 };
 
 export default defineConfig({

@@ -104,8 +104,8 @@ export function toText(
   }
 }
 
-/** A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
-function located(error: unknown, value: unknown, maxDepth: number): unknown {
+/** @internal A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */
+export function located(error: unknown, value: unknown, maxDepth: number): unknown {
   if (error instanceof Refusal) {
     const segments = error.holder === null ? [] : (pathTo(value, error.holder) ?? []);
     if (error.segment !== null) segments.push(error.segment);
@@ -154,7 +154,7 @@ export function stringify(value: unknown, options?: StringifyOptions): string {
 // ---------------------------------------------------------------------------------------------------
 // Error paths: found after the fact by a breadth-first search, so the happy path keeps no key stack.
 
-function pathTo(root: unknown, target: object): PathSegment[] | null {
+export function pathTo(root: unknown, target: object): PathSegment[] | null {
   if (root === target) return [];
   if (typeof root !== "object" || root === null) return null;
   const parents = new Map<object, { parent: object | null; segment: PathSegment | null }>();

@@ -60,6 +60,10 @@ export interface WriterHooks {
   replacer: ((this: unknown, key: string, value: unknown) => unknown) | null;
   /** Drop what cannot be serialized the way JSON does, instead of throwing DataCloneError. */
   lenient: boolean;
+  /** In lenient mode, leave a Map entry out when its value is left out (@ungap's lossy mode) instead of writing null. */
+  omitEntries?: boolean;
+  /** With a replacer, keep a property whose replaced value is undefined (@ungap's json mode) instead of leaving it out. */
+  keepUndefined?: boolean;
 }
 
 /** Returned by `slot` in lenient mode for a value JSON would leave out. */
@@ -140,6 +144,8 @@ export class Writer {
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   readonly replacer: WriterHooks["replacer"];
   readonly lenient: boolean;
+  readonly omitEntries: boolean;
+  readonly keepUndefined: boolean;
   /**
    * Subtrees of this many objects become text early (`TEXT_AFTER`; NEVER for the tree alone, as the
    * flatted entry point and pretty printing need).
@@ -175,6 +181,8 @@ export class Writer {
     this.registry = registry.size === 0 ? null : registry;
     this.replacer = hooks === null ? null : hooks.replacer;
     this.lenient = hooks?.lenient === true;
+    this.omitEntries = hooks?.omitEntries === true;
+    this.keepUndefined = hooks?.keepUndefined === true;
     this.top = [HEADER, this.shapeTable, null];
   }
 
@@ -559,7 +567,7 @@ export class Writer {
       let item = source[key];
       if (replacer !== null) {
         item = replacer.call(value, key, item);
-        if (item === undefined) continue;
+        if (item === undefined && !this.keepUndefined) continue;
       }
       const s = this.slot(item, value, key, depth);
       if (s === OMIT) continue;
@@ -670,7 +678,7 @@ export class Writer {
           const [k, v] = entries[i]!;
           const ks = this.slot(k, value, mapEntrySegment(i, "key"), depth);
           const vs = this.slot(v, value, mapEntrySegment(i, "value"), depth);
-          if (ks === OMIT) continue;
+          if (ks === OMIT || (vs === OMIT && this.omitEntries)) continue;
           out.push(ks, vs === OMIT ? null : vs);
         }
         return out;

@@ -16,6 +16,9 @@
 
 import * as S from "structura";
 import type { ChannelEnd } from "structura/channel";
+import * as Devalue from "structura/compat/devalue";
+import * as Ungap from "structura/compat/ungap";
+import * as UngapJson from "structura/compat/ungap/json";
 import { type Fixture, fixtures } from "../fixtures/values.ts";
 import {
   type CompareOptions,
@@ -26,6 +29,9 @@ import {
 } from "../helpers/equal.ts";
 
 export { withObjectPrototypes };
+
+const COMPAT_RE = /a[<]b/giu;
+const SCRIPT_END = /<\/script/i;
 
 export type PortableRuntime = "deno" | "chromium" | "firefox";
 
@@ -601,6 +607,65 @@ async function formdataCases(r: Runner): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// compat/devalue and compat/ungap: round trips, and uneval's output evaluated by this runtime
+
+function compatValues(): [string, () => unknown][] {
+  const cyclic: Record<string, unknown> = { name: "c", list: [1, "two"] };
+  cyclic.self = cyclic;
+  const buffer = new ArrayBuffer(8);
+  return [
+    ["cyclic object", () => cyclic],
+    [
+      "built-ins",
+      () => ({
+        map: new Map<unknown, unknown>([
+          ["a", 1],
+          [{ k: 1 }, [2]],
+        ]),
+        set: new Set([1, "x"]),
+        date: new Date(1_700_000_000_000),
+        re: COMPAT_RE,
+        big: 12345678901234567890n,
+        special: [Number.NaN, Number.NEGATIVE_INFINITY, -0, undefined],
+        boxed: [Object(1), Object("s"), Object(false)],
+      }),
+    ],
+    ["views sharing a buffer", () => ({ a: new Uint8Array(buffer, 2, 3), b: new Float64Array(buffer) })],
+    [
+      "null prototype and a __proto__ key",
+      () => ({ bare: Object.create(null), inner: JSON.parse('{"__proto__":1}') }),
+    ],
+    [
+      "dangerous strings",
+      () => ["</script><script>alert(1)</script>", "<!--", "\u2028\u2029", '"\\`$' + "{x}`"],
+    ],
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    ["sparse array", () => [1, , 3, ,]],
+  ];
+}
+
+async function compatCases(r: Runner): Promise<void> {
+  for (const [name, make] of compatValues()) {
+    await r.run(`compat › devalue stringify/parse › ${name}`, () => {
+      expectSameStructure(Devalue.parse(Devalue.stringify(make())), make());
+    });
+    await r.run(`compat › devalue uneval evaluated here › ${name}`, () => {
+      const source = Devalue.uneval(make());
+      if (SCRIPT_END.test(source)) fail("uneval output holds </script");
+      // An indirect eval: global scope, as an inlined script runs.
+      // biome-ignore lint/security/noGlobalEval: evaluating uneval's output is the point of the case
+      const indirectEval = globalThis.eval;
+      const back = indirectEval(`(${source})`);
+      expectSameStructure(back, make());
+    });
+    await r.run(`compat › ungap serialize/deserialize and json › ${name}`, () => {
+      expectSameStructure(Ungap.deserialize(Ungap.serialize(make())), make());
+      expectSameStructure(UngapJson.parse(UngapJson.stringify(make())), make());
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Channel with a module Worker
 
 interface PeerReply {
@@ -841,6 +906,7 @@ export async function runSuite(
   await codecCases(r, written, options.nodeWritten);
   await stackCases(r);
   await formdataCases(r);
+  await compatCases(r);
   await channelCases(r, options.peerUrl);
   return { runtime: r.runtime, results: r.results, written };
 }
