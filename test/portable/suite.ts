@@ -781,7 +781,7 @@ async function channelCases(r: Runner, peerUrl: string): Promise<void> {
         const missing = table.filter((f) => !got.has(f.name)).map((f) => f.name);
         if (missing.length > 0) fail(`${message(outcome)}; never came back: ${missing.join(", ")}`);
         for (const f of table) {
-          const want = reference(r, f, f.make());
+          const want = codecReference(r, f, f.make());
           try {
             expectSameStructure(got.get(f.name), want.value, { ...want.options, compareStacks: false });
           } catch (error) {
