@@ -90,7 +90,7 @@ function className(cls: number): string {
  * Takes an error apart for the whole-error formats. `message` and `cause` are own data properties (as in
  * the structured clone algorithm), `stack` is read with [[Get]] and kept when it is a string, `name` is
  * read with [[Get]] and kept when it is a string other than the class's: an own enumerable `name` is
- * kept as a property instead, so that its enumerability comes back too.
+ * kept as a property instead, so that its enumerability comes back too. `stack` is never a property.
  */
 export function readWholeError(error: object): WholeError {
   const cls = errorClassOf(error);
@@ -118,8 +118,9 @@ export function readWholeError(error: object): WholeError {
         if (hasMessage) continue;
         break;
       case "stack":
-        if (stack !== undefined) continue;
-        break;
+        // Only ever the stack field (a string): SpiderMonkey's Error.prototype.stack setter makes an
+        // assigned non-string an own enumerable property, which V8 and JSC keep non-enumerable.
+        continue;
       case "cause":
         if (causeDesc !== undefined) continue;
         break;

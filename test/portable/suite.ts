@@ -88,6 +88,8 @@ const DEVIATIONS: Record<PortableRuntime, Record<string, string>> = {
   firefox: {
     "clone:AggregateError (becomes Error)":
       "Firefox's structuredClone keeps AggregateError.prototype (the spec's clone is an Error)",
+    "clone:AggregateError with cause, shared inner error and a cycle (becomes Error)":
+      "Firefox's structuredClone keeps AggregateError.prototype (the spec's clone is an Error)",
     "clone:Error named AggregateError (becomes Error)":
       "Firefox's structuredClone throws InternalError on an Error named AggregateError (the spec clones it as an Error)",
     "parse:filename with a semicolon":
