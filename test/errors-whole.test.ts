@@ -247,7 +247,7 @@ describe("errors whole: options", () => {
       Box,
       Error & { code?: number },
     ];
-    expect(back[0].e.code).toBeUndefined();
+    expect((back[0].e as Error & { code?: number }).code).toBeUndefined();
     expect(back[1].code).toBe(1);
   });
 });
