@@ -152,8 +152,8 @@ describe("multipart Content-Type as header APIs give it", () => {
 
 describe("text errors say where and what", () => {
   it("a truncated text gives line, column, offset and the expected token", () => {
-    const text = stringify({ list: [1, 2, 3], name: "x" }, { space: 2 });
-    const cut = text.slice(0, text.indexOf("3") + 1);
+    const text = stringify({ list: [1, 2, 7], name: "x" }, { space: 2 });
+    const cut = text.slice(0, text.indexOf("7") + 1);
     let error: DecodeError | undefined;
     try {
       parse(cut);

@@ -23,6 +23,14 @@ import {
   type TypedArrayConstructor,
   typedArrayConstructor,
 } from "../core/types.ts";
+import {
+  AGGREGATE_ERROR,
+  buildWholeError,
+  defineHidden,
+  defineVisible,
+  ERROR_CLASSES,
+  SUPPRESSED_ERROR,
+} from "../core/whole-error.ts";
 import { shortAscii } from "./read-ascii.ts";
 import { abByteLength, abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
 import {
@@ -42,8 +50,15 @@ import {
   DATE,
   DATE_SECONDS,
   ERROR_CAUSE,
+  ERROR_CLASSES_V1,
+  ERROR_ERRORS,
+  ERROR_FLAGS_V1,
+  ERROR_FLAGS_V2,
   ERROR_MESSAGE,
+  ERROR_NAME,
+  ERROR_PROPS,
   ERROR_STACK,
+  ERROR_SUPPRESSED,
   EXT,
   FALSE,
   FLOAT64,
@@ -55,6 +70,7 @@ import {
   MAGIC,
   NULL,
   OBJECT,
+  OLDEST_VERSION,
   RECORD,
   REF,
   SHAPE_DEF,
@@ -114,6 +130,8 @@ let depth = 0;
 let maxDepth = 0;
 let registry: TypeRegistry | null = null;
 let copy = true;
+/** The message's format version (1 or 2): what its error records may hold. */
+let version = VERSION;
 /** For `copy: false`: buffers aliased from the input, by ref index. */
 interface Alias {
   /** Absolute offset of the payload in the input's ArrayBuffer, and its length. */
@@ -218,9 +236,15 @@ function decodeFresh(
     fail("ERR_VERSION", "The input is not structura binary data (wrong magic byte).", 0);
   }
   if (end < HEADER_SIZE) truncated();
-  if (bytes[1] !== VERSION) {
-    fail("ERR_VERSION", `Format version ${bytes[1]} is not supported (this decoder reads ${VERSION}).`, 1);
+  const v = bytes[1]!;
+  if (v < OLDEST_VERSION || v > VERSION) {
+    fail(
+      "ERR_VERSION",
+      `Format version ${v} is not supported (this decoder reads ${OLDEST_VERSION} to ${VERSION}).`,
+      1,
+    );
   }
+  version = v;
   pos = HEADER_SIZE;
   earnCompileCredit(end);
   try {
@@ -251,7 +275,21 @@ function dv(): DataView {
 }
 
 function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
-  const saved = { src, view, pos, end, refs, shapes, depth, maxDepth, registry, copy, aliases, sharedInput };
+  const saved = {
+    src,
+    view,
+    pos,
+    end,
+    refs,
+    shapes,
+    depth,
+    maxDepth,
+    registry,
+    copy,
+    aliases,
+    sharedInput,
+    version,
+  };
   try {
     return decodeFresh(bytes, config, saved.depth, saved.maxDepth);
   } finally {
@@ -267,6 +305,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
     copy = saved.copy;
     aliases = saved.aliases;
     sharedInput = saved.sharedInput;
+    version = saved.version;
   }
 }
 
@@ -878,21 +917,57 @@ function readView(code: number, at: number): ArrayBufferView {
   return out;
 }
 
+/**
+ * An error record (docs/binary-format.md §8.1). Version 1 records hold what structured clone keeps;
+ * version 2 adds the classes AggregateError and SuppressedError, a name, AggregateError's `errors`,
+ * SuppressedError's `error`/`suppressed` and own properties. Classes come from a closed list.
+ */
 function readError(at: number): Error {
   need(2);
-  const nameId = src[pos++]!;
+  const classId = src[pos++]!;
   const flags = src[pos++]!;
-  const name = ERROR_NAMES[nameId];
-  if (name === undefined) fail("ERR_BAD_VALUE", `Unknown error name id ${nameId}.`, at);
-  if (flags > 7) fail("ERR_BAD_VALUE", "Unknown error flags.", at);
+  const v1 = version === 1;
+  if (classId >= (v1 ? ERROR_CLASSES_V1 : ERROR_CLASSES.length)) {
+    fail("ERR_BAD_VALUE", `Unknown error class id ${classId}.`, at);
+  }
+  if (flags > (v1 ? ERROR_FLAGS_V1 : ERROR_FLAGS_V2)) fail("ERR_BAD_VALUE", "Unknown error flags.", at);
+  if (
+    (flags & ERROR_ERRORS && classId !== AGGREGATE_ERROR) ||
+    (flags & ERROR_SUPPRESSED && classId !== SUPPRESSED_ERROR)
+  ) {
+    fail("ERR_BAD_VALUE", "Error flags do not fit its class.", at);
+  }
   const index = reserve();
   const message = flags & ERROR_MESSAGE ? readString() : undefined;
   const stack = flags & ERROR_STACK ? readString() : undefined;
-  const error = buildError(name, message, stack);
+  const error =
+    flags > ERROR_FLAGS_V1 || classId >= ERROR_CLASSES_V1
+      ? buildWholeError(
+          classId,
+          flags & ERROR_NAME ? readString() : undefined,
+          message,
+          stack,
+          (flags & ERROR_CAUSE) !== 0,
+        )
+      : buildError(ERROR_NAMES[classId]!, message, stack);
   refs[index] = error;
-  if (flags & ERROR_CAUSE) {
+  if (flags & (ERROR_CAUSE | ERROR_ERRORS | ERROR_SUPPRESSED | ERROR_PROPS)) {
     if (++depth > maxDepth) depthExceeded();
-    setErrorCause(error, readValue());
+    if (flags & ERROR_CAUSE) setErrorCause(error, readValue());
+    if (flags & ERROR_ERRORS) defineHidden(error, "errors", readValue());
+    if (flags & ERROR_SUPPRESSED) {
+      defineHidden(error, "error", readValue());
+      defineHidden(error, "suppressed", readValue());
+    }
+    if (flags & ERROR_PROPS) {
+      const count = readCount(2);
+      for (let i = 0; i < count; i++) {
+        const key = readKey();
+        const item = readSlot();
+        // Defined, never assigned: `__proto__`, `constructor` or `stack` become own properties.
+        if (item !== ABSENT) defineVisible(error, key, item);
+      }
+    }
     depth--;
   }
   return error;

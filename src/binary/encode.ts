@@ -29,6 +29,7 @@ import {
   setValueList,
   unbox,
 } from "../core/types.ts";
+import { readWholeError } from "../core/whole-error.ts";
 import { typedStackError } from "./stack.ts";
 import {
   ALIGNMENT,
@@ -39,8 +40,12 @@ import {
   DATE,
   DATE_SECONDS,
   ERROR_CAUSE,
+  ERROR_ERRORS,
   ERROR_MESSAGE,
+  ERROR_NAME,
+  ERROR_PROPS,
   ERROR_STACK,
+  ERROR_SUPPRESSED,
   EXT,
   FALSE,
   FIXARRAY,
@@ -270,6 +275,8 @@ let depth = 0;
 let maxDepth = 0;
 let registry: TypeRegistry | null = null;
 let pendingCustom: Set<number> | null = null;
+/** Whether errors are written whole (docs/binary-format.md §8.1) or as structured clone keeps them. */
+let wholeErrors = true;
 let isProxy: ((value: object) => boolean) | null = null;
 let lastShape: ShapeNode | null = null;
 let prevShape: ShapeNode | null = null;
@@ -280,6 +287,8 @@ let prevShape: ShapeNode | null = null;
 export interface EncodeConfig {
   registry: TypeRegistry;
   maxDepth: number;
+  /** Errors whole (default) or as structured clone keeps them (`errors: "structuredClone"`). */
+  wholeErrors?: boolean | undefined;
 }
 
 let active = false;
@@ -309,6 +318,7 @@ function encodeFresh(
   registry = config.registry.size === 0 ? null : config.registry;
   // A nested call (from a custom type) is bounded by its caller's limit too.
   maxDepth = Math.min(config.maxDepth, outerMaxDepth);
+  wholeErrors = config.wholeErrors !== false;
   isProxy = proxyDetector();
   epoch++;
   nextShape = 0;
@@ -382,6 +392,7 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
     isProxy,
     lastShape,
     prevShape,
+    wholeErrors,
   };
   target = new Uint8Array(0);
   safeEnd = -1;
@@ -413,6 +424,7 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
     maxDepth = saved.maxDepth;
     registry = saved.registry;
     pendingCustom = saved.pendingCustom;
+    wholeErrors = saved.wholeErrors;
     isProxy = saved.isProxy;
     lastShape = saved.lastShape;
     prevShape = saved.prevShape;
@@ -1081,6 +1093,11 @@ function writeView(view: ArrayBufferView, kind: Kind): void {
 
 function writeError(error: object): void {
   if (++depth > maxDepth) depthExceeded();
+  if (wholeErrors) {
+    writeWholeError(error);
+    depth--;
+    return;
+  }
   const parts = readError(error);
   let flags = 0;
   if (parts.hasMessage) flags |= ERROR_MESSAGE;
@@ -1103,6 +1120,51 @@ function writeError(error: object): void {
     }
   }
   depth--;
+}
+
+/** An error whole (docs/binary-format.md §8.1); the structured-clone form when nothing more is kept. */
+function writeWholeError(error: object): void {
+  const parts = readWholeError(error);
+  let flags = 0;
+  if (parts.hasMessage) flags |= ERROR_MESSAGE;
+  if (parts.stack !== undefined) flags |= ERROR_STACK;
+  if (parts.name !== undefined) flags |= ERROR_NAME;
+  if (parts.hasCause) flags |= ERROR_CAUSE;
+  if (parts.hasErrors) flags |= ERROR_ERRORS;
+  if (parts.hasSuppressed) flags |= ERROR_SUPPRESSED;
+  if (parts.keys.length !== 0) flags |= ERROR_PROPS;
+  target[pos++] = EXT;
+  target[pos++] = X_ERROR;
+  target[pos++] = parts.cls;
+  target[pos++] = flags;
+  if (parts.hasMessage) writeString(parts.message!);
+  if (parts.stack !== undefined) {
+    if (pos > safeEnd) grow(SLACK);
+    writeString(parts.stack);
+  }
+  if (parts.name !== undefined) {
+    if (pos > safeEnd) grow(SLACK);
+    writeString(parts.name);
+  }
+  let at = "cause";
+  try {
+    if (parts.hasCause) writeValue(parts.cause);
+    at = "errors";
+    if (parts.hasErrors) writeValue(parts.errors);
+    at = "error";
+    if (parts.hasSuppressed) {
+      writeValue(parts.error);
+      at = "suppressed";
+      writeValue(parts.suppressed);
+    }
+  } catch (error) {
+    throw annotate(error, at);
+  }
+  if (parts.keys.length !== 0) {
+    if (pos > safeEnd) grow(SLACK);
+    writeVarint(parts.keys.length);
+    writeEntries(error, parts.keys, parts.keys.length);
+  }
 }
 
 function writeCustom(value: object, type: AnyCustomType): void {

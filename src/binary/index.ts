@@ -5,7 +5,14 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { checkOptions, depthOption, registryOf, type TypeOptions } from "../core/options.ts";
+import {
+  checkOptions,
+  depthOption,
+  type ErrorsOption,
+  errorsOption,
+  registryOf,
+  type TypeOptions,
+} from "../core/options.ts";
 import { decode } from "./decode.ts";
 import { encode } from "./encode.ts";
 import { exhaustedError, typedStackError } from "./stack.ts";
@@ -14,7 +21,7 @@ import { DEFAULT_MAX_DEPTH } from "./tags.ts";
 export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from "../core/registry.ts";
 export { DEFAULT_MAX_DEPTH } from "./tags.ts";
 
-const SERIALIZE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth"];
+const SERIALIZE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth", "errors"];
 const DESERIALIZE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth", "copy"];
 const FUNCTION_HINT =
   "serialize() and deserialize() take an options object ({ types, registry, maxDepth }), not a function " +
@@ -26,6 +33,11 @@ export interface SerializeOptions extends TypeOptions {
    * values throw a LimitError (code ERR_DEPTH_LIMIT) rather than exhausting the stack. Default 1500.
    */
   maxDepth?: number | undefined;
+  /**
+   * `"whole"` (default): errors keep their class (AggregateError included), name, message, stack, cause,
+   * `errors` and own enumerable properties. `"structuredClone"`: exactly what structured clone keeps.
+   */
+  errors?: ErrorsOption | undefined;
 }
 
 export interface DeserializeOptions extends TypeOptions {
@@ -53,6 +65,7 @@ export function serialize(value: unknown, options?: SerializeOptions | null): Ui
     return encode(value, {
       registry: registryOf(options),
       maxDepth: depthOption(options?.maxDepth, DEFAULT_MAX_DEPTH),
+      wholeErrors: errorsOption(options?.errors),
     });
   } catch (error) {
     // A stack overflow on the way in (the caller's stack nearly used up) is a LimitError too.

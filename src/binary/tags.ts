@@ -1,12 +1,14 @@
 /**
- * The byte values of the binary format (version 1). docs/binary-format.md is the normative description;
+ * The byte values of the binary format (version 2; decoders also read version 1). docs/binary-format.md is the normative description;
  * this table must agree with it. Never renumber: a change here is a format change (bump VERSION and
  * update test/vectors/binary).
  */
 
 /** One magic byte (not ASCII, so text and JSON never start with it), then the version byte. */
 export const MAGIC = 0xb5;
-export const VERSION = 1;
+export const VERSION = 2;
+/** The oldest version decoders still read (version 1 differs only in its error records: §8.1). */
+export const OLDEST_VERSION = 1;
 export const HEADER_SIZE = 2;
 
 // Ranges that carry their payload in the tag byte itself.
@@ -75,6 +77,18 @@ export const X_CUSTOM = 0x12;
 export const ERROR_MESSAGE = 1;
 export const ERROR_STACK = 2;
 export const ERROR_CAUSE = 4;
+/** Version 2 (errors whole): a name string value follows the stack. */
+export const ERROR_NAME = 8;
+/** Version 2: AggregateError's `errors` value follows the cause. */
+export const ERROR_ERRORS = 16;
+/** Version 2: SuppressedError's `error` and `suppressed` values follow. */
+export const ERROR_SUPPRESSED = 32;
+/** Version 2: own properties follow: `varint m`, m × (string value key, slot). */
+export const ERROR_PROPS = 64;
+/** The flags (and class ids) each version allows. */
+export const ERROR_FLAGS_V1 = 7;
+export const ERROR_FLAGS_V2 = 127;
+export const ERROR_CLASSES_V1 = 7;
 
 /** View flags. */
 export const VIEW_TRACKING = 1;

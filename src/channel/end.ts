@@ -4,8 +4,9 @@
  * port-path messages synchronously.
  */
 
-import { deserialize, serialize } from "../binary/index.ts";
+import { deserialize, type SerializeOptions, serialize } from "../binary/index.ts";
 import { ArgumentError, DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
+import { type ErrorsOption, errorsOption } from "../core/options.ts";
 import { type AnyCustomType, TypeRegistry } from "../core/registry.ts";
 import { isArrayBuffer, isDetached } from "../core/types.ts";
 import type { HostMessagePort } from "./port.ts";
@@ -46,6 +47,8 @@ export interface EndOptions {
   types?: readonly AnyCustomType[] | undefined;
   /** Deepest nesting written and accepted. Default 1500. */
   maxDepth?: number | undefined;
+  /** How errors are sent, as for `serialize`: `"whole"` (default) or `"structuredClone"`. */
+  errors?: ErrorsOption | undefined;
 }
 
 export interface PostOptions {
@@ -211,6 +214,9 @@ export class ChannelEnd<T = unknown> {
   readonly #maxInline: number;
   readonly #plain: { registry: TypeRegistry; maxDepth: number | undefined };
   readonly #withTransfer: { registry: TypeRegistry; maxDepth: number | undefined };
+  /** What `serialize` is given: the decoding options, plus how errors are written. */
+  readonly #plainOut: SerializeOptions;
+  readonly #withTransferOut: SerializeOptions;
 
   #sendSeq = 0;
   #recvSeq = 0;
@@ -258,6 +264,10 @@ export class ChannelEnd<T = unknown> {
       registry: new TypeRegistry([...types, transferType]),
       maxDepth: options?.maxDepth,
     };
+    const errors = options?.errors;
+    if (errors !== undefined) errorsOption(errors);
+    this.#plainOut = errors === undefined ? this.#plain : { ...this.#plain, errors };
+    this.#withTransferOut = errors === undefined ? this.#withTransfer : { ...this.#withTransfer, errors };
     if (this.#rx !== null) this.#tail = Atomics.load(this.#rx.ctrl, TAIL);
     const port = this.#port;
     port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
@@ -320,11 +330,11 @@ export class ChannelEnd<T = unknown> {
       // would take the port anyway (at least one byte per UTF-16 unit).
       text = value;
     } else if (buffers === null) {
-      bytes = serialize(value, this.#plain);
+      bytes = serialize(value, this.#plainOut);
     } else {
       encodingTransfer = new Map(buffers.map((b, i) => [b, i]));
       try {
-        bytes = serialize(value, this.#withTransfer);
+        bytes = serialize(value, this.#withTransferOut);
       } finally {
         encodingTransfer = null;
       }

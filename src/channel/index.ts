@@ -51,7 +51,7 @@ export function sharedMemoryAvailable(): boolean {
   }
 }
 
-const END_OPTIONS: readonly string[] = ["spinMicros", "types", "maxDepth"];
+const END_OPTIONS: readonly string[] = ["spinMicros", "types", "maxDepth", "errors"];
 const CHANNEL_OPTIONS: readonly string[] = ["ringSize", "largeMessageShare", "transport", ...END_OPTIONS];
 
 /**

@@ -112,3 +112,16 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!;
 }
+
+/**
+ * How the text and binary formats write errors: `"whole"` (the default: class, name, message, stack,
+ * cause, AggregateError's errors and own enumerable properties) or `"structuredClone"` (exactly what the
+ * structured clone algorithm keeps, as `clone` does). Returns whether errors are written whole.
+ */
+export type ErrorsOption = "whole" | "structuredClone";
+
+export function errorsOption(value: ErrorsOption | undefined): boolean {
+  if (value === undefined || value === "whole") return true;
+  if (value === "structuredClone") return false;
+  throw new ArgumentError(`errors must be "whole" or "structuredClone", got ${describeOption(value)}.`);
+}

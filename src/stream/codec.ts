@@ -4,7 +4,7 @@
 
 import { deserialize, serialize } from "../binary/index.ts";
 import { DecodeError, LimitError, StructuraError } from "../core/errors.ts";
-import type { TypeOptions } from "../core/options.ts";
+import type { ErrorsOption, TypeOptions } from "../core/options.ts";
 import { classify, Kind } from "../core/types.ts";
 import { parse, stringify } from "../text/index.ts";
 import { prefixSize, writePrefix } from "./frames.ts";
@@ -12,6 +12,8 @@ import { prefixSize, writePrefix } from "./frames.ts";
 export interface CodecConfig {
   /** What `serialize`/`deserialize` and `stringify`/`parse` are given: only the keys the user set. */
   codec: TypeOptions & { maxDepth?: number };
+  /** What `serialize`/`stringify` are given: `codec`, plus how errors are written when set. */
+  writeCodec: TypeOptions & { maxDepth?: number; errors?: ErrorsOption };
   maxFrameSize: number;
 }
 
@@ -20,7 +22,7 @@ export interface CodecConfig {
 
 /** One binary frame: the length prefix and the message, in one Uint8Array that owns its memory. */
 export function binaryFrame(value: unknown, config: CodecConfig): Uint8Array {
-  const message = serialize(value, config.codec);
+  const message = serialize(value, config.writeCodec);
   const length = message.length;
   if (length > config.maxFrameSize) frameTooLarge(length, config.maxFrameSize);
   const frame = new Uint8Array(prefixSize(length) + length);
@@ -48,7 +50,7 @@ const TEXT_HEADER = '["structura:';
 
 /** One text frame: the value's text (plain JSON when it is plain JSON data) and LF, as UTF-8. */
 export function textFrame(value: unknown, config: CodecConfig, plainJson: boolean): Uint8Array {
-  const text = plainJson && isPlainJson(value) ? JSON.stringify(value) : stringify(value, config.codec);
+  const text = plainJson && isPlainJson(value) ? JSON.stringify(value) : stringify(value, config.writeCodec);
   // Neither JSON.stringify nor structura's unindented text ever holds a raw LF (strings escape it).
   const frame = encoder.encode(`${text}\n`);
   if (frame.length - 1 > config.maxFrameSize) frameTooLarge(frame.length - 1, config.maxFrameSize);

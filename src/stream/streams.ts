@@ -3,7 +3,13 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { checkOptions, depthOption, type TypeOptions } from "../core/options.ts";
+import {
+  checkOptions,
+  depthOption,
+  type ErrorsOption,
+  errorsOption,
+  type TypeOptions,
+} from "../core/options.ts";
 import { binaryFrame, type CodecConfig, readBinary, readText, SKIP, textFrame } from "./codec.ts";
 import { DEFAULT_MAX_FRAME_SIZE, FrameReader } from "./frames.ts";
 
@@ -27,12 +33,14 @@ export interface EncodeStreamOptions extends StreamOptions {
   plainJson?: boolean | undefined;
   /** Bytes the encoder may have written ahead of its reader before it waits (default 64 KiB). */
   highWaterMark?: number | undefined;
+  /** How errors are written, as for `serialize`/`stringify`: `"whole"` (default) or `"structuredClone"`. */
+  errors?: ErrorsOption | undefined;
 }
 
 export type DecodeStreamOptions = StreamOptions;
 
 const STREAM_KEYS = ["format", "maxDepth", "maxFrameSize", "types", "registry"];
-const ENCODE_KEYS = [...STREAM_KEYS, "plainJson", "highWaterMark"];
+const ENCODE_KEYS = [...STREAM_KEYS, "plainJson", "highWaterMark", "errors"];
 
 interface Setup {
   binary: boolean;
@@ -45,7 +53,7 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
     return {
       binary: true,
       plainJson: true,
-      config: { codec: {}, maxFrameSize: DEFAULT_MAX_FRAME_SIZE },
+      config: { codec: {}, writeCodec: {}, maxFrameSize: DEFAULT_MAX_FRAME_SIZE },
     };
   }
   checkOptions(options, keys, `${api}()`);
@@ -66,10 +74,13 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
   if (options.types !== undefined) codec.types = options.types;
   if (options.registry !== undefined) codec.registry = options.registry;
   if (options.maxDepth !== undefined) codec.maxDepth = depthOption(options.maxDepth, 1);
+  const errors = (options as EncodeStreamOptions).errors;
+  if (errors !== undefined) errorsOption(errors);
+  const writeCodec = errors === undefined ? codec : { ...codec, errors };
   return {
     binary: format !== "text",
     plainJson: plainJson !== false,
-    config: { codec, maxFrameSize: maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE },
+    config: { codec, writeCodec, maxFrameSize: maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE },
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Constants of the text format, version 2 (see docs/text-format.md). Shared by the writer and reader.
+ * Constants of the text format, version 3 (see docs/text-format.md; readers also read version 2). Shared by the writer and reader.
  *
  * A text is a JSON array `[HEADER, SHAPES, ROOT, ...DEFERRED]`. The value is written as a tree: an
  * object appears inline where it is first met and gets the next number (pre-order); every later place
@@ -8,7 +8,9 @@
  * arrays `[shapeIndex, ...values]` against the SHAPES table; other containers are tagged arrays.
  */
 
-export const HEADER = "structura:2";
+export const HEADER = "structura:3";
+/** The previous version, still read: it has every node of version 3 but "Error+" (§13). */
+export const HEADER_V2 = "structura:2";
 /** Anything starting with this is a structura text of some version. */
 export const HEADER_PREFIX = "structura:";
 
@@ -65,11 +67,21 @@ export const Tag = {
   TypedArray: "TypedArray",
   DataView: "DataView",
   Error: "Error",
+  /** An error whole (version 3): class, name, message, stack, flags, slots, properties. */
+  WholeError: "Error+",
   DOMException: "DOMException",
   URL: "URL",
   URLSearchParams: "URLSearchParams",
   Custom: "Custom",
 } as const;
+
+/** Flags of an "Error+" node: which slots follow (in this order). */
+export const ERROR_HAS_CAUSE = 1;
+export const ERROR_HAS_ERRORS = 2;
+export const ERROR_HAS_SUPPRESSED = 4;
+export const ERROR_HAS_PROPS = 8;
+/** "Error+" fields before the slots: tag, class, name, message, stack, flags. */
+export const WHOLE_ERROR_FIELDS = 6;
 
 /** How a non-finite or negative-zero number is written inside a typed node (not a slot). */
 export function numberToJson(n: number): number | string {

@@ -20,7 +20,7 @@ export { type AnyCustomType, type CustomType, defineType, TypeRegistry } from ".
 export type { ParseOptions, StringifyOptions };
 
 const PARSE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth"];
-const STRINGIFY_OPTIONS: readonly string[] = ["space", "html", "maxDepth", "types", "registry"];
+const STRINGIFY_OPTIONS: readonly string[] = ["space", "html", "maxDepth", "types", "registry", "errors"];
 const LEADING_SPACE = /^[\t\n\r ]*/;
 const OFFSET_SUFFIX = / \(offset \d+\)$/;
 

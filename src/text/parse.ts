@@ -16,7 +16,7 @@
 
 import { ArgumentError, DecodeError, LimitError } from "../core/errors.ts";
 import type { AnyCustomType, TypeRegistry } from "../core/registry.ts";
-import { FIRST_DEFERRED, HEADER, HEADER_PREFIX, MAX_NESTING } from "./format.ts";
+import { FIRST_DEFERRED, HEADER, HEADER_PREFIX, HEADER_V2, MAX_NESTING } from "./format.ts";
 import { isStackOverflow, offsetOfPath, pathIn, syntaxError } from "./locate.ts";
 import { Reader, ReadFailure } from "./reader.ts";
 import { registryFor } from "./stringify.ts";
@@ -39,9 +39,10 @@ const isArray = Array.isArray;
 
 /** @internal Rebuilds the value from already-parsed JSON (which is modified in place). */
 export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, text?: string): unknown {
-  if (!isArray(top) || top.length < FIRST_DEFERRED || top[0] !== HEADER) {
-    const head = isArray(top) ? top[0] : undefined;
-    const known = typeof head === "string" && head.startsWith(HEADER_PREFIX) && head !== HEADER;
+  const head = isArray(top) ? top[0] : undefined;
+  if (!isArray(top) || top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) {
+    const known =
+      typeof head === "string" && head.startsWith(HEADER_PREFIX) && head !== HEADER && head !== HEADER_V2;
     throw new DecodeError(
       "ERR_VERSION",
       known
@@ -53,7 +54,7 @@ export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, 
   // Located below when reading fails: JSON.parse's tree is read in place, so take the positions first.
   let reader: Reader | undefined;
   try {
-    reader = new Reader(top, registry, maxDepth);
+    reader = new Reader(top, registry, maxDepth, head === HEADER);
     return reader.run();
   } catch (error) {
     if (error instanceof ReadFailure) {

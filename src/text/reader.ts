@@ -16,9 +16,29 @@ import {
   type TypedArrayName,
   typedArrayConstructor,
 } from "../core/types.ts";
+import {
+  AGGREGATE_ERROR,
+  buildWholeError,
+  defineHidden,
+  errorClassId,
+  SUPPRESSED_ERROR,
+} from "../core/whole-error.ts";
 import { base64ToBytes } from "./base64.ts";
 import { fillerFor, newShape, type Shape, UNDEFINED_BUDGET } from "./fillers.ts";
-import { FIRST_DEFERRED, LONG_STRING, MAX_NESTING, ROOT_AT, SHAPES_AT, SIGIL_CODE, Tag } from "./format.ts";
+import {
+  ERROR_HAS_CAUSE,
+  ERROR_HAS_ERRORS,
+  ERROR_HAS_PROPS,
+  ERROR_HAS_SUPPRESSED,
+  FIRST_DEFERRED,
+  LONG_STRING,
+  MAX_NESTING,
+  ROOT_AT,
+  SHAPES_AT,
+  SIGIL_CODE,
+  Tag,
+  WHOLE_ERROR_FIELDS,
+} from "./format.ts";
 
 type Json = unknown;
 
@@ -62,6 +82,7 @@ enum Fill {
   Map = 5,
   Set = 6,
   Error = 7,
+  WholeError = 8,
 }
 
 export class Reader {
@@ -90,6 +111,8 @@ export class Reader {
     readonly top: Json[],
     readonly registry: TypeRegistry,
     readonly maxDepth: number,
+    /** Whether the text is version 3 (version 2 has no "Error+" nodes). */
+    readonly v3: boolean = true,
   ) {
     this.plainForIn = !inheritsEnumerable();
     this.at = top;
@@ -302,6 +325,11 @@ export class Reader {
             kind = Fill.Error;
             shell = this.newError(node);
             break;
+          case Tag.WholeError:
+            if (!this.v3) this.unknownTag(head);
+            kind = Fill.WholeError;
+            shell = this.newWholeError(node);
+            break;
           default: {
             // Anything else is read whole right here (the writer wrote it right here too), one level
             // below the node holding the deferral point, as if it were inline: its depth does not start
@@ -464,7 +492,62 @@ export class Reader {
         if (n.length === 5) setErrorCause(target as Error, this.slot(n[4]));
         break;
       }
+      case Fill.WholeError:
+        this.fillWholeError(target as Error, node as Json[]);
+        break;
     }
+  }
+
+  /** The slots of an "Error+" node (checked by newWholeError): cause, errors, error, suppressed, props. */
+  fillWholeError(error: Error, node: Json[]): void {
+    const flags = node[WHOLE_ERROR_FIELDS - 1] as number;
+    let i = WHOLE_ERROR_FIELDS;
+    if (flags & ERROR_HAS_CAUSE) setErrorCause(error, this.slot(node[i++]));
+    if (flags & ERROR_HAS_ERRORS) defineHidden(error, "errors", this.slot(node[i++]));
+    if (flags & ERROR_HAS_SUPPRESSED) {
+      defineHidden(error, "error", this.slot(node[i++]));
+      defineHidden(error, "suppressed", this.slot(node[i++]));
+    }
+    if (flags & ERROR_HAS_PROPS) {
+      const props = node[i] as Record<string, Json>;
+      const keys = keysOf(props);
+      // Defined, never assigned: `__proto__`, `constructor` or `stack` become own properties.
+      for (let k = 0; k < keys.length; k++) defineData(error, keys[k]!, this.slot(props[keys[k]!]));
+    }
+  }
+
+  /**
+   * `["Error+", class, name, message, stack, flags, ...slots, props?]` (docs §3.3): the error, made
+   * from a closed list of classes, with its non-slot fields; the slots are filled by fillWholeError.
+   */
+  newWholeError(node: Json[]): Error {
+    if (node.length < WHOLE_ERROR_FIELDS) this.fail("ERR_BAD_VALUE", "Error+ node has too few fields.");
+    const cls = errorClassId(node[1]);
+    if (cls < 0) this.fail("ERR_BAD_VALUE", "Unknown error class.");
+    const name = node[2] === null ? undefined : this.string(node[2]);
+    const message = node[3] === null ? undefined : this.string(node[3]);
+    const stack = node[4] === null ? undefined : this.string(node[4]);
+    const flags = node[5];
+    if (typeof flags !== "number" || (flags & 15) !== flags) this.fail("ERR_BAD_VALUE", "Bad error flags.");
+    if (
+      (flags & ERROR_HAS_ERRORS && cls !== AGGREGATE_ERROR) ||
+      (flags & ERROR_HAS_SUPPRESSED && cls !== SUPPRESSED_ERROR)
+    ) {
+      this.fail("ERR_BAD_VALUE", "Error flags do not fit its class.");
+    }
+    const count =
+      WHOLE_ERROR_FIELDS +
+      (flags & ERROR_HAS_CAUSE) +
+      ((flags & ERROR_HAS_ERRORS) >> 1) +
+      ((flags & ERROR_HAS_SUPPRESSED) >> 1) +
+      ((flags & ERROR_HAS_PROPS) >> 3);
+    if (node.length !== count) this.fail("ERR_BAD_VALUE", `Error+ node has ${node.length - 1} fields.`);
+    if (flags & ERROR_HAS_PROPS) this.props(node[count - 1]);
+    return buildWholeError(cls, name, message, stack, (flags & ERROR_HAS_CAUSE) !== 0);
+  }
+
+  unknownTag(tag: string): never {
+    return this.fail("ERR_UNKNOWN_TAG", `Unknown tag ${JSON.stringify(tag.slice(0, 40))}.`);
   }
 
   /** Own data properties from a JSON object of slots (a null-prototype object has no `__proto__` setter). */
@@ -556,6 +639,13 @@ export class Reader {
         this.fill(error, node, Fill.Error);
         return error;
       }
+      case Tag.WholeError: {
+        if (!this.v3) this.unknownTag(tag);
+        const error = this.newWholeError(node);
+        objs.push(error);
+        this.fillWholeError(error, node);
+        return error;
+      }
       case Tag.Custom:
         return this.custom(node);
       case Tag.TypedArray:
@@ -624,7 +714,7 @@ export class Reader {
         this.arity(node, 2, 2);
         return new URLSearchParams(this.string(node[1]));
       default:
-        return this.fail("ERR_UNKNOWN_TAG", `Unknown tag ${JSON.stringify(tag.slice(0, 40))}.`);
+        return this.unknownTag(tag);
     }
   }
 

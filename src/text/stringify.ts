@@ -14,7 +14,7 @@
  */
 
 import { DataCloneError, LimitError } from "../core/errors.ts";
-import { depthOption } from "../core/options.ts";
+import { depthOption, type ErrorsOption, errorsOption } from "../core/options.ts";
 import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, TypeRegistry } from "../core/registry.ts";
 import { MAX_NESTING } from "./format.ts";
@@ -43,6 +43,11 @@ export interface StringifyOptions {
    * never come near it (they are deferred below 64 levels). Deeper is a LimitError.
    */
   maxDepth?: number | undefined;
+  /**
+   * `"whole"` (default): errors keep their class (AggregateError included), name, message, stack, cause,
+   * `errors` and own enumerable properties. `"structuredClone"`: exactly what structured clone keeps.
+   */
+  errors?: ErrorsOption | undefined;
 }
 
 type Json = unknown;
@@ -75,8 +80,9 @@ export function toTree(
   registry: TypeRegistry,
   hooks: WriterHooks | null,
   maxDepth: number = MAX_NESTING,
+  wholeErrors = true,
 ): Json[] {
-  const writer = new Writer(registry, hooks, NEVER, maxDepth);
+  const writer = new Writer(registry, hooks, NEVER, maxDepth, wholeErrors);
   try {
     return writer.run(value);
   } catch (error) {
@@ -93,8 +99,9 @@ export function toText(
   registry: TypeRegistry,
   textAfter: number = TEXT_AFTER,
   maxDepth: number = MAX_NESTING,
+  wholeErrors = true,
 ): string {
-  const writer = new Writer(registry, null, textAfter, maxDepth);
+  const writer = new Writer(registry, null, textAfter, maxDepth, wholeErrors);
   try {
     const top = writer.run(value);
     if (writer.raws === 0) return JSON.stringify(top);
@@ -144,10 +151,11 @@ export function escapeHtml(text: string): string {
 export function stringify(value: unknown, options?: StringifyOptions): string {
   const space = options?.space;
   const maxDepth = depthOption(options?.maxDepth, MAX_NESTING);
+  const whole = errorsOption(options?.errors);
   const text =
     space === undefined
-      ? toText(value, registryFor(options), TEXT_AFTER, maxDepth)
-      : JSON.stringify(toTree(value, registryFor(options), null, maxDepth), null, space);
+      ? toText(value, registryFor(options), TEXT_AFTER, maxDepth, whole)
+      : JSON.stringify(toTree(value, registryFor(options), null, maxDepth, whole), null, space);
   return options?.html === true ? escapeHtml(text) : text;
 }
 
@@ -202,7 +210,12 @@ function childrenOf(value: object): [PathSegment, unknown][] {
     for (const v of value) out.push([setMemberSegment(i++), v]);
     return out;
   }
-  if (value instanceof Error && hasOwn.call(value, "cause")) out.push(["cause", (value as Error).cause]);
+  if (value instanceof Error) {
+    // The slots of an error that are not enumerable (the rest are its own enumerable properties).
+    for (const key of ["cause", "errors", "error", "suppressed"]) {
+      if (hasOwn.call(value, key)) out.push([key, (value as unknown as Record<string, unknown>)[key]]);
+    }
+  }
   if (ArrayBuffer.isView(value)) return out;
   const record = value as Record<string, unknown>;
   for (const key of keysOf(value)) out.push([isArray(value) ? Number(key) : key, record[key]]);

@@ -24,11 +24,16 @@ import {
   TYPED_ARRAY_NAMES,
   unbox,
 } from "../core/types.ts";
+import { ERROR_CLASSES, readWholeError } from "../core/whole-error.ts";
 import { bytesToBase64 } from "./base64.ts";
 import {
   BIGINT_PREFIX,
   DEFER_DEPTH,
   EMPTY_NULL_OBJECT,
+  ERROR_HAS_CAUSE,
+  ERROR_HAS_ERRORS,
+  ERROR_HAS_PROPS,
+  ERROR_HAS_SUPPRESSED,
   HEADER,
   LONG_STRING,
   LONG_STRING_PREFIX,
@@ -174,6 +179,8 @@ export class Writer {
     hooks: WriterHooks | null,
     textAfter: number,
     readonly maxDepth: number = MAX_NESTING,
+    /** Errors whole (docs §3.3, the default) or as structured clone keeps them. */
+    readonly wholeErrors: boolean = true,
   ) {
     this.room = maxDepth;
     this.textAfter = textAfter;
@@ -728,6 +735,7 @@ export class Writer {
         return [Tag.TypedArray, TYPED_ARRAY_NAMES[parts.type], buffer, parts.byteOffset, length];
       }
       case Kind.Error: {
+        if (this.wholeErrors) return this.wholeError(value, depth);
         const parts = readError(value);
         const out: Json[] = [
           Tag.Error,
@@ -755,6 +763,61 @@ export class Writer {
       default:
         return this.refuse(`${describeValue(value)} could not be cloned.`, value, depth);
     }
+  }
+
+  /**
+   * An error whole (docs §3.3): `"Error+"` when it holds more than structured clone keeps, else the
+   * shorter `"Error"` node (which version 2 readers read too).
+   */
+  wholeError(value: object, depth: number): Json {
+    const parts = readWholeError(value);
+    const keys = parts.keys;
+    const message = parts.hasMessage ? parts.message : null;
+    const stack = parts.stack === undefined ? null : parts.stack;
+    if (parts.cls < 7 && parts.name === undefined && keys.length === 0) {
+      const out: Json[] = [Tag.Error, ERROR_CLASSES[parts.cls], message, stack];
+      if (parts.hasCause) out.push(this.orNull(this.slot(parts.cause, value, "cause", depth)));
+      return out;
+    }
+    let flags = 0;
+    if (parts.hasCause) flags |= ERROR_HAS_CAUSE;
+    if (parts.hasErrors) flags |= ERROR_HAS_ERRORS;
+    if (parts.hasSuppressed) flags |= ERROR_HAS_SUPPRESSED;
+    if (keys.length !== 0) flags |= ERROR_HAS_PROPS;
+    const out: Json[] = [
+      Tag.WholeError,
+      ERROR_CLASSES[parts.cls],
+      parts.name === undefined ? null : parts.name,
+      message,
+      stack,
+      flags,
+    ];
+    if (parts.hasCause) out.push(this.orNull(this.slot(parts.cause, value, "cause", depth)));
+    if (parts.hasErrors) out.push(this.orNull(this.slot(parts.errors, value, "errors", depth)));
+    if (parts.hasSuppressed) {
+      out.push(this.orNull(this.slot(parts.error, value, "error", depth)));
+      out.push(this.orNull(this.slot(parts.suppressed, value, "suppressed", depth)));
+    }
+    if (keys.length !== 0) {
+      const raws = this.raws;
+      const props: Record<string, Json> = {};
+      const source = value as Record<string, unknown>;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const s = this.slot(source[key], value, key, depth);
+        if (s === OMIT) continue;
+        if (key === "__proto__") defineData(props, key, s);
+        else props[key] = s;
+      }
+      if (this.raws !== raws) this.spine(props);
+      out.push(props);
+    }
+    return out;
+  }
+
+  /** A slot where JSON would leave the value out (lenient mode) holds `null`, as an array element does. */
+  orNull(s: Json | typeof OMIT): Json {
+    return s === OMIT ? null : s;
   }
 
   tooDeep(): never {

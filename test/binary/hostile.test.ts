@@ -22,7 +22,11 @@ function decodeError(input: Uint8Array, options?: Parameters<typeof deserialize>
 describe("binary: hostile input", () => {
   it("rejects wrong magic and versions", () => {
     expect(decodeError(new Uint8Array([1, 2, 3, 4, 5]))).toMatchObject({ code: "ERR_VERSION", offset: 0 });
-    expect(decodeError(new Uint8Array([0xb5, 2, 0]))).toMatchObject({ code: "ERR_VERSION", offset: 1 });
+    expect(decodeError(new Uint8Array([0xb5, 3, 0]))).toMatchObject({ code: "ERR_VERSION", offset: 1 });
+    expect(decodeError(new Uint8Array([0xb5, 0, 0]))).toMatchObject({ code: "ERR_VERSION", offset: 1 });
+    // Versions 1 and 2 are read.
+    expect(deserialize(new Uint8Array([0xb5, 1, 0]))).toBe(0);
+    expect(deserialize(new Uint8Array([0xb5, 2, 0]))).toBe(0);
     expect(decodeError(new Uint8Array([]))).toMatchObject({ code: "ERR_TRUNCATED" });
     expect(decodeError(new Uint8Array([0xb5]))).toMatchObject({ code: "ERR_TRUNCATED" });
     expect(decodeError(new Uint8Array([0x53, 0x54, 0x52, 1, 0]))).toMatchObject({ code: "ERR_VERSION" });

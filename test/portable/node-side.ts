@@ -29,6 +29,8 @@ export function writeAll(): NodeWritten {
 
 /** Node's spec reference for a fixture: its native clone, or the spec value where Node deviates. */
 function reference(f: (typeof plain)[number]): unknown {
+  // Errors kept whole by the formats (beyond the clone): the fixture's codec value.
+  if (f.codec !== undefined) return f.codec();
   if (f.nativeDiffers !== undefined) return f.expected !== undefined ? f.expected() : S.clone(f.make());
   return structuredClone(f.make());
 }

@@ -167,7 +167,7 @@ describe("stream: the framing of docs/stream-format.md", () => {
     const encoder = createEncoder();
     const bytes = concat([encoder.encode(1), encoder.encode("hi")]);
     expect(Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ")).toBe(
-      "03 b5 01 01 05 b5 01 82 68 69",
+      "03 b5 02 01 05 b5 02 82 68 69",
     );
     expect(createDecoder().push(bytes)).toEqual([1, "hi"]);
   });

@@ -1,15 +1,18 @@
 /**
- * Golden vectors: the exact text version 2 writes for a set of values (test/vectors/text/v2.json). An
+ * Golden vectors: the exact text version 3 writes for a set of values (test/vectors/text/v3.json). An
  * accidental format change fails here; a deliberate one bumps the version and adds a new vector file.
- * Regenerate (only for a new version!) with UPDATE_VECTORS=1.
+ * Regenerate (only for a new version!) with UPDATE_VECTORS=1. The version 2 vectors (v2.json, written
+ * by the version 2 writer) must still read back to their values.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "../../src/text/index.ts";
 import { expectSameStructure } from "../helpers/equal.ts";
+import { errorVectors } from "../vectors/errors.ts";
 
-const FILE = new URL("../vectors/text/v2.json", import.meta.url);
+const FILE = new URL("../vectors/text/v3.json", import.meta.url);
+const FILE_V2 = new URL("../vectors/text/v2.json", import.meta.url);
 
 function cyclic(): unknown {
   const a: Record<string, unknown> = { name: "a" };
@@ -87,19 +90,22 @@ const vectors: Record<string, () => unknown> = {
   },
 };
 
-describe("text: golden vectors (format version 2)", () => {
+/** Version 3 adds errors kept whole (the "Error+" node). */
+const vectorsV3: Record<string, () => unknown> = { ...vectors, ...errorVectors };
+
+describe("text: golden vectors (format version 3)", () => {
   if (process.env.UPDATE_VECTORS === "1") {
     const out: Record<string, string> = {};
-    for (const [name, make] of Object.entries(vectors)) out[name] = stringify(make());
+    for (const [name, make] of Object.entries(vectorsV3)) out[name] = stringify(make());
     writeFileSync(FILE, `${JSON.stringify(out, null, 2)}\n`);
   }
   const golden = JSON.parse(readFileSync(FILE, "utf8")) as Record<string, string>;
 
   it("covers every vector", () => {
-    expect(Object.keys(golden).sort()).toEqual(Object.keys(vectors).sort());
+    expect(Object.keys(golden).sort()).toEqual(Object.keys(vectorsV3).sort());
   });
 
-  for (const [name, make] of Object.entries(vectors)) {
+  for (const [name, make] of Object.entries(vectorsV3)) {
     it(name, () => {
       const text = golden[name]!;
       expect(stringify(make())).toBe(text);
@@ -107,4 +113,26 @@ describe("text: golden vectors (format version 2)", () => {
       expectSameStructure(parse(text), make(), { compareStacks: true });
     });
   }
+});
+
+describe("text: version 2 vectors still read", () => {
+  const golden = JSON.parse(readFileSync(FILE_V2, "utf8")) as Record<string, string>;
+
+  it("covers every version 2 vector", () => {
+    expect(Object.keys(golden).sort()).toEqual(Object.keys(vectors).sort());
+  });
+
+  for (const [name, make] of Object.entries(vectors)) {
+    it(name, () => {
+      const text = golden[name]!;
+      expect(text.startsWith('["structura:2",')).toBe(true);
+      expectSameStructure(parse(text), make(), { compareStacks: true });
+    });
+  }
+
+  it("a version 2 text holding an Error+ node is refused (that node is version 3's)", () => {
+    const text = '["structura:2",[],["Error+","Error","N","m",null,0]]';
+    expect(() => parse(text)).toThrow(expect.objectContaining({ code: "ERR_UNKNOWN_TAG" }));
+    expect(parse(text.replace("structura:2", "structura:3"))).toMatchObject({ name: "N", message: "m" });
+  });
 });

@@ -1,10 +1,14 @@
 /**
  * Golden vectors of the binary format: deterministic values whose encodings are committed as
- * `<name>.bin` next to this file. An accidental format change makes test/binary/vectors.test.ts fail;
- * an intended one bumps the format version and regenerates them (`UPDATE_VECTORS=1 npx vitest run
+ * `<name>.bin` next to this file (format version 2; `v1/` keeps the version 1 bytes of the vectors
+ * version 1 had, which decoders must still read). An accidental format change makes
+ * test/binary/vectors.test.ts fail; an intended one bumps the format version, keeps the old bytes in a
+ * folder of their own and regenerates these (`UPDATE_VECTORS=1 npx vitest run
  * test/binary/vectors.test.ts`). Plain data only (no host objects, fixed Error stacks), so any runtime
  * builds the same values.
  */
+
+import { errorVectors } from "../errors.ts";
 
 export interface Vector {
   name: string;
@@ -38,3 +42,11 @@ export const vectors: Vector[] = [
   { name: "references", make: cyclic },
   { name: "proto-key", make: () => JSON.parse('{"__proto__":{"x":1},"y":2}') },
 ];
+
+/** The vectors version 1 had (their bytes are in `v1/`). */
+export const vectorsV1: Vector[] = [...vectors];
+
+// Version 2: errors kept whole.
+for (const [name, make] of Object.entries(errorVectors)) {
+  vectors.push({ name: `errors-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}`, make });
+}
