@@ -9,21 +9,21 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { TypeRegistry } from "../core/registry.ts";
 import { Receiver } from "./receive.ts";
-import { CLOSED, HEAD, READER_SLEEP, Ring, TAIL } from "./ring.ts";
+import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
 import {
   type ChannelEvent,
   type ChannelHandle,
-  type Codec,
+  Codec,
   closedError,
+  DOORBELL,
   type EndOptions,
   type EventType,
-  hasWaitAsync,
   ITER_HIGH,
   isPayload,
+  LINGER_MS,
   type Listener,
   type PostOptions,
-  READER_RECHECK_MS,
   receiveOnPort,
   SYNC_SLICE_MS,
   spinFor,
@@ -31,7 +31,6 @@ import {
   transferType,
   typedFailure,
   type WatchedWorker,
-  waitAsync,
 } from "./wire.ts";
 
 export type { ChannelEvent, ChannelHandle, EndOptions, PostOptions, WatchedWorker } from "./wire.ts";
@@ -45,7 +44,6 @@ export class ChannelEnd<T = unknown> {
   readonly #sender: Sender;
   readonly #in: Receiver<T>;
 
-  #readerArmed = false;
   #draining = false;
   #started = false;
   #closed = false;
@@ -62,6 +60,11 @@ export class ChannelEnd<T = unknown> {
   #iterating = false;
   #spinMs: number;
   #sentSinceSleep = false;
+  /** Latency-mode back-off (see #spin). */
+  #spinMisses = 0;
+  #spinSkip = 0;
+  #lingerMisses = 0;
+  #lingerSkip = 0;
   #spinQueued = false;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
@@ -75,11 +78,8 @@ export class ChannelEnd<T = unknown> {
     }
     this.#spinMs = spin / 1000;
     const types = options?.types ?? [];
-    const plain: Codec = { registry: new TypeRegistry(types), maxDepth: options?.maxDepth };
-    const withTransfer: Codec = {
-      registry: new TypeRegistry([...types, transferType]),
-      maxDepth: options?.maxDepth,
-    };
+    const plain = new Codec(new TypeRegistry(types), options?.maxDepth);
+    const withTransfer = new Codec(new TypeRegistry([...types, transferType]), options?.maxDepth);
     const port = this.#port;
     this.#sender = new Sender(port, this.#tx, handle.maxInline, plain, withTransfer, {
       started: () => this.#started,
@@ -137,13 +137,13 @@ export class ChannelEnd<T = unknown> {
   #enqueue(value: T, options: PostOptions | readonly unknown[] | undefined, resolve: (() => void) | null) {
     if (this.#closed) throw closedError();
     const list = Array.isArray(options) ? options : (options as PostOptions | undefined)?.transfer;
-    const item = this.#sender.encode(value, transferList(list), resolve);
+    const buffers = transferList(list);
     this.#sentSinceSleep = true;
     if (this.#spinMs > 0 && !this.#spinQueued && this.#started) {
       this.#spinQueued = true;
       queueMicrotask(this.#spinAfterSend);
     }
-    this.#sender.push(item);
+    this.#sender.send(value, buffers, resolve);
   }
 
   /**
@@ -156,8 +156,48 @@ export class ChannelEnd<T = unknown> {
     const rx = this.#in.rx;
     if (rx === null || this.#closed || this.#draining || this.#paused() || this.#in.waitingForPort) return;
     this.#sentSinceSleep = false;
-    if (spinFor(rx.ctrl, this.#in.tail, this.#spinMs)) this.#drain();
+    if (this.#spin(rx.ctrl, this.#in.tail)) this.#drain();
   };
+
+  /**
+   * Before parking after a delivery, look at HEAD for about LINGER_MS: a writer streaming messages
+   * has usually published the next one by then, and a doorbell (a port message on each side) costs far
+   * more. Too short to matter on a shared core, and it backs off like #spin when it keeps missing (a
+   * request/reply exchange, where nothing follows until we answer).
+   */
+  #linger(ctrl: Int32Array, head: number): boolean {
+    if (this.#lingerSkip > 0) {
+      this.#lingerSkip--;
+      return false;
+    }
+    if (spinFor(ctrl, head, LINGER_MS)) {
+      this.#lingerMisses = 0;
+      return true;
+    }
+    if (this.#lingerMisses < 10) this.#lingerMisses++;
+    this.#lingerSkip = 1 << this.#lingerMisses;
+    return false;
+  }
+
+  /**
+   * Latency mode: polls HEAD for up to `spinMicros`; true when a record came. It backs off by itself:
+   * a poll that goes unanswered (a slow peer, or one that shares this core and cannot run while we
+   * poll) makes the next 2, 4, 8 ... 1024 chances to poll go by without polling, so a thread on a
+   * shared core wastes a vanishing share of it; one answered poll restores it.
+   */
+  #spin(ctrl: Int32Array, head: number): boolean {
+    if (this.#spinSkip > 0) {
+      this.#spinSkip--;
+      return false;
+    }
+    if (spinFor(ctrl, head, this.#spinMs)) {
+      this.#spinMisses = 0;
+      return true;
+    }
+    if (this.#spinMisses < 10) this.#spinMisses++;
+    this.#spinSkip = 1 << this.#spinMisses;
+    return false;
+  }
 
   // ---------------------------------------------------------------------------------------------------
   // Receiving
@@ -261,14 +301,18 @@ export class ChannelEnd<T = unknown> {
   }
 
   #onPortMessage(data: unknown): void {
+    if (data === DOORBELL) {
+      this.#drain();
+      return;
+    }
     if (isPayload(data)) {
       this.#in.toInbox(data);
-      if (this.#rx === null || this.#in.waitingForPort || this.#in.peerClosed) this.#drain();
+      // A port-path message is its own wake-up: its ring record was published before it was posted.
+      this.#drain();
       return;
     }
     if (typeof data !== "object" || data === null) return;
-    if ((data as { w?: number }).w === 1) this.#drain();
-    else if ((data as { r?: number }).r === 1) {
+    if ((data as { r?: number }).r === 1) {
       this.#sender.roomFreed();
     } else if ((data as { c?: number }).c === 1) this.#peerGone();
   }
@@ -278,10 +322,12 @@ export class ChannelEnd<T = unknown> {
     if (this.#draining || this.#closeEmitted) return;
     this.#draining = true;
     try {
+      let delivered = false;
       for (;;) {
         while (!this.#paused()) {
           const got = this.#in.readOne();
           if (got === null) break;
+          delivered = true;
           // What we sent has been answered (or we are simply receiving): no reason to poll after this.
           this.#sentSinceSleep = false;
           this.#deliver(got.value);
@@ -296,26 +342,22 @@ export class ChannelEnd<T = unknown> {
         }
         if (this.#paused() || this.#in.waitingForPort || rx === null) return;
         if (this.#in.peerClosed) continue;
-        if (this.#readerArmed) return;
         const head = this.#in.tail;
         if (this.#sentSinceSleep && this.#spinMs > 0) {
           // A reply to what we just sent is likely close: poll briefly rather than sleep.
           this.#sentSinceSleep = false;
-          if (spinFor(rx.ctrl, head, this.#spinMs)) continue;
-        }
-        Atomics.store(rx.ctrl, READER_SLEEP, hasWaitAsync ? 1 : 2);
-        if (Atomics.load(rx.ctrl, HEAD) !== head) {
-          Atomics.store(rx.ctrl, READER_SLEEP, 0);
+          if (this.#spin(rx.ctrl, head)) continue;
+        } else if (delivered && this.#linger(rx.ctrl, head)) {
+          delivered = false;
           continue;
         }
-        if (!hasWaitAsync) return; // woken by a { w: 1 } port message
-        const r = waitAsync!(rx.ctrl, HEAD, head, READER_RECHECK_MS);
-        if (!r.async) continue;
-        this.#readerArmed = true;
-        r.value.then(() => {
-          this.#readerArmed = false;
-          this.#drain();
-        });
+        // Park: the writer that publishes next sees the flag and rings the doorbell (a port message,
+        // see #onPortMessage). Flag first, then HEAD again: either we see its record or it sees the flag.
+        Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_PORT);
+        if (Atomics.load(rx.ctrl, HEAD) !== head) {
+          Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
+          continue;
+        }
         return;
       }
     } catch (error) {
@@ -376,10 +418,12 @@ export class ChannelEnd<T = unknown> {
         continue;
       }
       const head = this.#in.tail;
-      if (this.#spinMs > 0 && spinFor(rx.ctrl, head, Math.min(this.#spinMs, slice))) continue;
-      Atomics.store(rx.ctrl, READER_SLEEP, 1);
+      if (this.#spinMs > 0 && this.#spin(rx.ctrl, head)) continue;
+      Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_RING);
       if (Atomics.load(rx.ctrl, HEAD) === head) Atomics.wait(rx.ctrl, HEAD, head, slice);
-      Atomics.store(rx.ctrl, READER_SLEEP, 0);
+      // An asynchronous reader of this end parked before (onmessage beside receiveSync): keep its
+      // doorbell armed, or the next message would wait for nobody.
+      Atomics.store(rx.ctrl, READER_SLEEP, this.#started && !this.#draining ? PARKED_ON_PORT : AWAKE);
     }
   }
 

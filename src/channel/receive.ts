@@ -4,7 +4,6 @@
  * APIs only; `receiveMessageOnPort` only where the host has `process.getBuiltinModule`.
  */
 
-import { deserialize } from "../binary/index.ts";
 import { HEAD, KIND_PORT, KIND_WRAP, RECORD_HEADER, type Ring, recordSize } from "./ring.ts";
 import {
   type Codec,
@@ -65,7 +64,7 @@ export class Receiver<T> {
 
   #decodePort(p: PortPayload): T {
     if (p.x !== undefined) return p.x as T;
-    if (p.t === undefined) return deserialize<T>(p.b!, this.#plain);
+    if (p.t === undefined) return this.#plain.decode<T>(p.b!);
     return decodeWithTransfer<T>(p.b!, this.#withTransfer, p.t);
   }
 
@@ -201,10 +200,8 @@ export class Receiver<T> {
           throw corrupt(`Ring record header ${kind} is invalid.`);
         }
         try {
-          value = deserialize<T>(
-            rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind),
-            this.#plain,
-          );
+          // Straight from the ring (strings are copied out by the decoder, nothing aliases it).
+          value = this.#plain.decode<T>(rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind));
         } catch (error) {
           throw corrupt("Ring record does not decode.", error);
         }

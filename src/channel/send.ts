@@ -4,10 +4,20 @@
  * that is flushed as the reader frees room. Web APIs only.
  */
 
-import { serialize } from "../binary/index.ts";
-import { KIND_PORT, type Ring, TAIL, WRITER_SLEEP } from "./ring.ts";
+import {
+  AWAKE,
+  HEAD,
+  KIND_PORT,
+  PARKED_ON_PORT,
+  PARKED_ON_RING,
+  READER_SLEEP,
+  type Ring,
+  TAIL,
+  WRITER_SLEEP,
+} from "./ring.ts";
 import {
   type Codec,
+  DOORBELL,
   EMPTY,
   encodeWithTransfer,
   hasWaitAsync,
@@ -69,10 +79,15 @@ export class Sender {
   }
 
   /**
-   * Encodes a message now (so a refused value throws here and later mutations do not leak into it)
-   * and detaches its transferred buffers; `buffers` is the validated transfer list.
+   * Sends a message: encodes it now (so a refused value throws here and later mutations do not leak
+   * into it), detaches its transferred buffers (`buffers`: the validated transfer list), and writes it,
+   * or queues it behind those still waiting for room.
+   *
+   * The common case (no transfer, fits the ring, nothing queued) allocates nothing per message: the
+   * encoder's own buffer is copied straight into the ring and no queue entry is made.
    */
-  encode(value: unknown, buffers: ArrayBuffer[] | null, resolve: (() => void) | null): Outgoing {
+  send(value: unknown, buffers: ArrayBuffer[] | null, resolve: (() => void) | null): void {
+    const tx = this.#tx;
     let bytes: Uint8Array = EMPTY;
     let text: string | null = null;
     if (
@@ -85,7 +100,21 @@ export class Sender {
       // would take the port anyway (at least one byte per UTF-16 unit).
       text = value;
     } else if (buffers === null) {
-      bytes = serialize(value, this.#plain);
+      // Pipelining: a writer posting in a loop writes what the reader has made room for meanwhile, so
+      // encoding here and decoding there overlap instead of queueing everything first. (Before the
+      // encode: a `drain` listener run by the flush may post, which reuses the encoder's buffer.)
+      if (tx !== null && this.#queueAt < this.#queue.length) this.flush();
+      bytes = this.#plain.encodeTransient(value);
+      if (tx !== null && bytes.byteLength <= this.#maxInline) {
+        const seq = this.#sendSeq;
+        if (this.#queueAt === this.#queue.length && this.#writeInline(tx, bytes, seq)) {
+          this.#sendSeq = (seq + 1) | 0;
+          resolve?.();
+          return;
+        }
+      }
+      // Queued or sent through the port: it needs memory of its own.
+      bytes = bytes.slice();
     } else {
       bytes = encodeWithTransfer(value, this.#withTransfer, buffers);
     }
@@ -95,11 +124,11 @@ export class Sender {
       buffers === null ? null : (structuredClone(buffers, { transfer: buffers }) as ArrayBuffer[]);
     const item: Outgoing = { bytes, text, size, seq: this.#sendSeq, buffers: moved, resolve };
     this.#sendSeq = (this.#sendSeq + 1) | 0;
-    return item;
+    this.#push(item);
   }
 
   /** Writes an encoded message, or queues it behind those still waiting for room. */
-  push(item: Outgoing): void {
+  #push(item: Outgoing): void {
     if (this.#queueAt === this.#queue.length && this.#write(item)) {
       item.resolve?.();
       return;
@@ -111,6 +140,16 @@ export class Sender {
     this.#armWriter();
   }
 
+  /** Writes an inline record; false if the ring lacks room. */
+  #writeInline(tx: Ring, bytes: Uint8Array, seq: number): boolean {
+    if (tx.closed) return true; // the other side is gone; dropped like a MessagePort's message
+    const at = tx.reserve(bytes.byteLength, bytes.byteLength, seq);
+    if (at < 0) return false;
+    tx.bytes.set(bytes, at);
+    this.#wakeReader(tx.publish());
+    return true;
+  }
+
   /** Writes one message into the ring (or the port, with a marker in the ring). False if no room. */
   #write(item: Outgoing): boolean {
     const tx = this.#tx;
@@ -119,28 +158,40 @@ export class Sender {
       this.postPayload(item);
       return true;
     }
-    if (tx.closed) {
-      // The other side is gone; the message is dropped like a MessagePort's would be.
-      return true;
+    if (item.text === null && item.buffers === null && bytes.byteLength <= this.#maxInline) {
+      return this.#writeInline(tx, bytes, item.seq);
     }
-    let at: number;
-    if (item.text !== null || item.buffers !== null || bytes.byteLength > this.#maxInline) {
-      at = tx.reserve(0, KIND_PORT, item.seq);
-      if (at < 0) return false;
-      this.postPayload(item);
-    } else {
-      at = tx.reserve(bytes.byteLength, bytes.byteLength, item.seq);
-      if (at < 0) return false;
-      tx.bytes.set(bytes, at);
+    if (tx.closed) return true;
+    if (tx.reserve(0, KIND_PORT, item.seq) < 0) return false;
+    // The record first, then the message: a reader parked in its event loop is woken by the message
+    // itself (no doorbell beside it) and then finds the record. Only a reader blocked in Atomics.wait
+    // (receiveSync) needs a notify, after the message is on its way so that it can take it at once.
+    Atomics.store(tx.ctrl, HEAD, tx.pendingHead);
+    this.postPayload(item);
+    if (
+      Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_RING &&
+      Atomics.compareExchange(tx.ctrl, READER_SLEEP, PARKED_ON_RING, AWAKE) === PARKED_ON_RING
+    ) {
+      tx.wakeReader();
     }
-    if (tx.publish()) this.#wakeReader(tx);
     return true;
   }
 
-  #wakeReader(tx: Ring): void {
-    // The reader left READER_SLEEP at 2 when it cannot wait on the ring (no Atomics.waitAsync).
-    tx.wakeReader();
-    if (!hasWaitAsync) this.#port.postMessage({ w: 1 });
+  /**
+   * Wakes a parked reader, and only a parked one: `parked` is what READER_SLEEP held when this write
+   * published (the writer swaps it to 0), so a reader busy draining costs nothing, and a burst of
+   * messages wakes it once, on the empty-to-non-empty transition.
+   */
+  #wakeReader(parked: number): void {
+    if (parked === PARKED_ON_PORT) {
+      // The doorbell: a tiny message on the port the reader's event loop listens to (see
+      // docs/channel.md, Wake-ups: cheaper than resolving an Atomics.waitAsync, and on every host).
+      try {
+        this.#port.postMessage(DOORBELL);
+      } catch {
+        // a closed port: nobody to wake
+      }
+    } else if (parked === PARKED_ON_RING) this.#tx!.wakeReader();
   }
 
   /** Sends a message through the port (its ring record, if any, is the caller's). */

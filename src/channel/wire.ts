@@ -4,8 +4,12 @@
  * probe, transfer-list checks, typed errors). Web APIs only.
  */
 
-import { deserialize, serialize } from "../binary/index.ts";
+import { type DecodeConfig, decode } from "../binary/decode.ts";
+import { type EncodeConfig, encode, encodeTransient } from "../binary/encode.ts";
+import { exhaustedError, typedStackError } from "../binary/stack.ts";
+import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
 import { DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
+import { depthOption } from "../core/options.ts";
 import type { AnyCustomType, TypeRegistry } from "../core/registry.ts";
 import { isArrayBuffer, isDetached } from "../core/types.ts";
 import type { ChannelEnd } from "./end.ts";
@@ -86,10 +90,14 @@ export interface PortPayload {
 export type ReceiveOnPort = (port: MessagePort) => { message: unknown } | undefined;
 
 export const EMPTY = new Uint8Array(0);
+/** The port message that wakes a parked reader (a number: the cheapest thing to post). */
+export const DOORBELL = 1;
 /** Top-level strings longer than this (UTF-16 units) go to the host's postMessage as they are. */
 export const NATIVE_STRING = 8192;
 const TRANSFER_TYPE = "structura.channel.buffer";
 export const ITER_HIGH = 256;
+/** How long a reader that has just delivered looks for the next record before parking (see #linger). */
+export const LINGER_MS = 0.002;
 /**
  * Asynchronous waits on a ring also end after this many milliseconds and look again. The protocol does
  * not need it, but the stress test caught (rarely, under load, Node 20) a writer whose notified
@@ -123,18 +131,68 @@ export const transferType: AnyCustomType = {
   }) as (data: never) => unknown,
 };
 
-/** Polls HEAD for up to `ms`; true when it moved away from `head`. */
-/** The options `serialize`/`deserialize` get: one set plain, one with the transfer type added. */
-export interface Codec {
-  registry: TypeRegistry;
-  maxDepth: number | undefined;
+/**
+ * One end's encoder and decoder settings: the custom types and maxDepth, validated on first use (a bad
+ * maxDepth throws where `serialize` would have, at the first post). It calls the codec's entry points
+ * directly: the public wrappers re-check their options on every call, which per message is pure cost.
+ */
+export class Codec {
+  readonly #registry: TypeRegistry;
+  readonly #maxDepth: number | undefined;
+  #enc: EncodeConfig | null = null;
+  #dec: DecodeConfig | null = null;
+
+  constructor(registry: TypeRegistry, maxDepth: number | undefined) {
+    this.#registry = registry;
+    this.#maxDepth = maxDepth;
+  }
+
+  #encodeConfig(): EncodeConfig {
+    if (this.#enc === null) {
+      this.#enc = { registry: this.#registry, maxDepth: depthOption(this.#maxDepth, DEFAULT_MAX_DEPTH) };
+    }
+    return this.#enc;
+  }
+
+  /** The encoding, as a view that stays valid only until the next encode (see encodeTransient). */
+  encodeTransient(value: unknown): Uint8Array {
+    try {
+      return encodeTransient(value, this.#encodeConfig());
+    } catch (error) {
+      throw typedStackError(error, exhaustedError);
+    }
+  }
+
+  /** The encoding in memory of its own (it may be transferred). */
+  encode(value: unknown): Uint8Array {
+    try {
+      return encode(value, this.#encodeConfig());
+    } catch (error) {
+      throw typedStackError(error, exhaustedError);
+    }
+  }
+
+  decode<T>(bytes: Uint8Array): T {
+    if (this.#dec === null) {
+      this.#dec = {
+        registry: this.#registry,
+        maxDepth: depthOption(this.#maxDepth, DEFAULT_MAX_DEPTH),
+        copy: true,
+      };
+    }
+    try {
+      return decode(bytes, this.#dec) as T;
+    } catch (error) {
+      throw typedStackError(error, exhaustedError);
+    }
+  }
 }
 
 /** Encodes `value` with `buffers` (already validated) written as indexes into the transfer list. */
 export function encodeWithTransfer(value: unknown, codec: Codec, buffers: ArrayBuffer[]): Uint8Array {
   encodingTransfer = new Map(buffers.map((b, i) => [b, i]));
   try {
-    return serialize(value, codec);
+    return codec.encode(value);
   } finally {
     encodingTransfer = null;
   }
@@ -144,12 +202,13 @@ export function encodeWithTransfer(value: unknown, codec: Codec, buffers: ArrayB
 export function decodeWithTransfer<T>(bytes: Uint8Array, codec: Codec, buffers: ArrayBuffer[]): T {
   decodingBuffers = buffers;
   try {
-    return deserialize<T>(bytes, codec);
+    return codec.decode<T>(bytes);
   } finally {
     decodingBuffers = null;
   }
 }
 
+/** Polls HEAD for up to `ms`; true when it moved away from `head`. */
 export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
   const end = performance.now() + ms;
   do {
