@@ -325,7 +325,7 @@ export class ChannelEnd<T = unknown> {
       let delivered = false;
       for (;;) {
         while (!this.#paused()) {
-          const got = this.#in.readOne();
+          const got = this.#in.readOne(false);
           if (got === null) break;
           delivered = true;
           // What we sent has been answered (or we are simply receiving): no reason to poll after this.
@@ -385,7 +385,7 @@ export class ChannelEnd<T = unknown> {
     for (;;) {
       let got: { value: T } | null;
       try {
-        got = this.#in.readOne();
+        got = this.#in.readOne(true);
       } catch (error) {
         const typed = typedFailure(error);
         this.#fail(typed);

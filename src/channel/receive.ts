@@ -94,10 +94,14 @@ export class Receiver<T> {
     return p;
   }
 
-  /** Takes the port message with sequence `seq`, pulling it synchronously when the host allows. */
-  #takePort(seq: number): PortPayload | undefined {
+  /**
+   * Takes the port message with sequence `seq`; with `pull`, synchronously from the port when it has
+   * not been dispatched yet and the host allows. The event-loop reader does not pull: the message's own
+   * event comes anyway (and wakes it), and a pull per message costs more than that event.
+   */
+  #takePort(seq: number, pull: boolean): PortPayload | undefined {
     const first = this.#inbox[0];
-    if (first === undefined || first.s !== seq) {
+    if (pull && (first === undefined || first.s !== seq)) {
       const pull = receiveOnPort();
       const got = pull?.(this.#port);
       if (got !== undefined) {
@@ -130,9 +134,9 @@ export class Receiver<T> {
 
   /**
    * Reads the next ready message. Returns null when none is ready (or the next one is a port message
-   * that has not arrived yet: `waitingForPort`).
+   * that has not arrived yet: `waitingForPort`). `pull`: see #takePort (receiveSync pulls).
    */
-  readOne(): { value: T } | null {
+  readOne(pull: boolean): { value: T } | null {
     const rx = this.rx;
     if (rx === null) {
       const p = this.#inboxHead(this.#recvSeq);
@@ -176,7 +180,7 @@ export class Receiver<T> {
         throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
       let value: T;
       if (kind === KIND_PORT) {
-        const p = this.#takePort(seq);
+        const p = this.#takePort(seq, pull);
         if (p === undefined) {
           if (this.peerClosed) {
             // The peer is gone and its port message never arrived: skip that record only.

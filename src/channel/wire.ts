@@ -104,7 +104,6 @@ export const LINGER_MS = 0.002;
  * `Atomics.waitAsync` never resolved; the timeout turns such a stall into a short delay.
  */
 export const WRITER_RECHECK_MS = 20;
-export const READER_RECHECK_MS = 250;
 export const SYNC_SLICE_MS = 50;
 export const hasWaitAsync = typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function";
 
