@@ -162,8 +162,8 @@ export class ChannelEnd<T = unknown> {
   /**
    * Before parking after a delivery, look at HEAD for about LINGER_MS: a writer streaming messages
    * has usually published the next one by then, and a doorbell (a port message on each side) costs far
-   * more. Too short to matter on a shared core, and it backs off like #spin when it keeps missing (a
-   * request/reply exchange, where nothing follows until we answer).
+   * more. Too short to matter on a shared core, and it backs off when it keeps missing (a request/reply
+   * exchange, where nothing follows until we answer): the next 2, 4, then 8 chances go by.
    */
   #linger(ctrl: Int32Array, head: number): boolean {
     if (this.#lingerSkip > 0) {
@@ -174,7 +174,9 @@ export class ChannelEnd<T = unknown> {
       this.#lingerMisses = 0;
       return true;
     }
-    if (this.#lingerMisses < 10) this.#lingerMisses++;
+    // At most 8 chances skipped (not 1024 as for #spin): a look costs only LINGER_MS, and under load a
+    // streaming writer descheduled for a moment should not turn it off for long.
+    if (this.#lingerMisses < 3) this.#lingerMisses++;
     this.#lingerSkip = 1 << this.#lingerMisses;
     return false;
   }
