@@ -180,7 +180,9 @@ export class Receiver<T> {
         throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
       let value: T;
       if (kind === KIND_PORT) {
-        const p = this.#takePort(seq, pull);
+        // Once the peer is gone, pull too: its last messages may still sit in the port, and a record
+        // whose message is not found then is skipped.
+        const p = this.#takePort(seq, pull || this.peerClosed);
         if (p === undefined) {
           if (this.peerClosed) {
             // The peer is gone and its port message never arrived: skip that record only.
