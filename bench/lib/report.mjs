@@ -46,6 +46,7 @@ const EXTRA_FORMATS = {
   mbps: (v) => `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} MB/s`,
   share: (v) => `${(v * 100).toFixed(1)} %`,
   p99: formatTime,
+  mean: formatTime,
   rate: (v) =>
     v >= 1e6
       ? `${(v / 1e6).toFixed(2)} M/s`
@@ -58,6 +59,7 @@ const EXTRA_LABELS = {
   peak: "peak memory",
   share: "peak / input",
   p99: "p99",
+  mean: "mean",
   rate: "one-way",
 };
 const formatExtra = (key, v) => (v === undefined ? "" : (EXTRA_FORMATS[key] ?? formatBytes)(v));

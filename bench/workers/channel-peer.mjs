@@ -1,6 +1,6 @@
 // Worker side of bench/channel.mjs: echoes or counts messages over one transport.
-//   transport: "structura" (onmessage), "structura-sync" (receiveSync loop), "worker" (parentPort),
-//   "port" (a transferred MessageChannel port)
+//   transport: "structura" (onmessage), "structura-sync" and "structura-spin" (receiveSync loop),
+//   "worker" (parentPort), "port" (a transferred MessageChannel port)
 // A `sink` worker counts messages and answers the `count`-th one with the count.
 import { parentPort, workerData } from "node:worker_threads";
 

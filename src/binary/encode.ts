@@ -306,6 +306,25 @@ export function encode(value: unknown, config: EncodeConfig): Uint8Array {
   }
 }
 
+/**
+ * Like `encode`, but returns a view of the encoder's own buffer instead of a copy: valid only until the
+ * next encode in this thread. For a caller that copies the bytes somewhere at once (the channel, into
+ * its ring), it saves an allocation and a copy per message. Never hand the view (or its buffer) out.
+ */
+export function encodeTransient(value: unknown, config: EncodeConfig): Uint8Array {
+  // From inside a custom type's encode: a fresh, owned result (valid for longer, which is fine).
+  if (active) return encodeReentrant(value, config);
+  active = true;
+  try {
+    return encodeFresh(value, config, 0, Number.POSITIVE_INFINITY, true);
+  } catch (error) {
+    // encodeFresh converts what overflows inside it; this catches an overflow on the way in or out.
+    throw typedStackError(error, stackLimit);
+  } finally {
+    active = false;
+  }
+}
+
 /** `startDepth`: a serialize called from a custom type's encode continues its caller's depth count,
  * bounded by its caller's maxDepth too. */
 function encodeFresh(
@@ -313,6 +332,7 @@ function encodeFresh(
   config: EncodeConfig,
   startDepth = 0,
   outerMaxDepth = Number.POSITIVE_INFINITY,
+  transient = false,
 ): Uint8Array {
   if (target.length === 0) grow(freshSize);
   registry = config.registry.size === 0 ? null : config.registry;
@@ -344,7 +364,15 @@ function encodeFresh(
   const end = pos;
   pos = 0;
   let out: Uint8Array;
-  if (end > (target.length >> 1) + (target.length >> 2)) {
+  if (transient) {
+    // The caller copies the bytes before the next encode: no copy here. A buffer past KEEP_LIMIT goes
+    // with the view (the next call starts afresh), as below.
+    out = target.subarray(0, end);
+    if (target.length > KEEP_LIMIT) {
+      target = new Uint8Array(0);
+      safeEnd = -1;
+    }
+  } else if (end > (target.length >> 1) + (target.length >> 2)) {
     // Mostly full: hand the buffer itself over instead of copying it, and start afresh next time.
     out = target.subarray(0, end);
     target = new Uint8Array(0);

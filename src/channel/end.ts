@@ -1,209 +1,40 @@
 /**
- * One end of a structura channel. Web APIs only: SharedArrayBuffer, Atomics, MessagePort. Where the
- * host has `process.getBuiltinModule` (Node, Bun), `receiveSync` borrows `receiveMessageOnPort` to take
- * port-path messages synchronously.
+ * One end of a structura channel: its public API, event delivery (listeners, async iteration), the
+ * drain loop and `receiveSync`, closing and watching a worker. The ring and port work is in send.ts
+ * (sending, queue) and receive.ts (reading records, the port inbox). Web APIs only: SharedArrayBuffer,
+ * Atomics, MessagePort. Where the host has `process.getBuiltinModule` (Node, Bun), `receiveSync` borrows
+ * `receiveMessageOnPort` to take port-path messages synchronously.
  */
 
-import { deserialize, type SerializeOptions, serialize } from "../binary/index.ts";
-import { ArgumentError, DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
-import { type ErrorsOption, errorsOption } from "../core/options.ts";
-import { type AnyCustomType, TypeRegistry } from "../core/registry.ts";
-import { isArrayBuffer, isDetached } from "../core/types.ts";
-import type { HostMessagePort } from "./port.ts";
+import { ArgumentError, StructuraError } from "../core/errors.ts";
+import { errorsOption } from "../core/options.ts";
+import { TypeRegistry } from "../core/registry.ts";
+import { Receiver } from "./receive.ts";
+import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
+import { Sender } from "./send.ts";
 import {
-  CLOSED,
-  HEAD,
-  KIND_PORT,
-  KIND_WRAP,
-  READER_SLEEP,
-  RECORD_HEADER,
-  Ring,
-  recordSize,
-  TAIL,
-  WRITER_SLEEP,
-} from "./ring.ts";
+  type ChannelEvent,
+  type ChannelHandle,
+  Codec,
+  closedError,
+  DOORBELL,
+  type EndOptions,
+  type EventType,
+  ITER_HIGH,
+  isPayload,
+  LINGER_MS,
+  type Listener,
+  type PostOptions,
+  receiveOnPort,
+  SYNC_SLICE_MS,
+  spinFor,
+  transferList,
+  transferType,
+  typedFailure,
+  type WatchedWorker,
+} from "./wire.ts";
 
-/** What travels to the other thread to open the far end (plain data plus a MessagePort). */
-export interface ChannelHandle {
-  readonly __structuraChannel: 1;
-  /** Transfer it with the handle (`transferList: [handle.port]`); a handle opens once. */
-  readonly port: HostMessagePort;
-  /** Ring this end reads from / writes to; `null` in port mode. */
-  readonly rx: SharedArrayBuffer | null;
-  readonly tx: SharedArrayBuffer | null;
-  /** Largest payload (bytes) written into the ring; larger ones take the port. */
-  readonly maxInline: number;
-}
-
-export interface EndOptions {
-  /**
-   * Before going to sleep, a reader that has just sent something polls the ring this many
-   * microseconds for the reply (a wake-up costs more than a short poll). `receiveSync` always polls
-   * first. 0 (the default) disables polling: on a busy machine a polling thread takes the CPU the
-   * other side needs; enable it when both threads have a core of their own.
-   */
-  spinMicros?: number | undefined;
-  /** Custom types (as for `serialize`); both ends need the same ones. */
-  types?: readonly AnyCustomType[] | undefined;
-  /** Deepest nesting written and accepted. Default 1500. */
-  maxDepth?: number | undefined;
-  /** How errors are sent, as for `serialize`: `"whole"` (default) or `"structuredClone"`. */
-  errors?: ErrorsOption | undefined;
-}
-
-export interface PostOptions {
-  /** ArrayBuffers to transfer (detached here, moved without copying through the port). */
-  transfer?: readonly unknown[] | undefined;
-}
-
-export interface ChannelEvent<T = unknown> {
-  readonly type: "message" | "close" | "error" | "drain";
-  readonly target: ChannelEnd<T>;
-  /** The message (`message` events). */
-  readonly data?: T;
-  /** The error (`error` events; `close` events after a fault). */
-  readonly error?: unknown;
-}
-
-type Listener<T> = (event: ChannelEvent<T>) => void;
-
-/** What `watch` needs of a Worker: Node's `on` (and `listenerCount`), or the Web's `addEventListener`. */
-export interface WatchedWorker {
-  // Methods, not function-typed properties: their parameters compare bivariantly, so Node's overloaded
-  // `on` and the DOM's `addEventListener` (whose listeners take an Error, an ErrorEvent) both fit.
-  on?(event: "exit" | "error", listener: (value: unknown) => void): unknown;
-  listenerCount?(event: "error"): number;
-  addEventListener?(type: "error", listener: (event: unknown) => void): unknown;
-}
-type EventType = ChannelEvent["type"];
-
-interface Outgoing {
-  /** The encoding; empty for a large top-level string, which travels as `text` (see #enqueue). */
-  bytes: Uint8Array;
-  text: string | null;
-  size: number;
-  seq: number;
-  buffers: ArrayBuffer[] | null;
-  resolve: (() => void) | null;
-}
-
-/** A message on the port path: sequence number, encoded bytes, transferred buffers. */
-interface PortPayload {
-  s: number;
-  b?: Uint8Array;
-  /** A large top-level string, handed to the host's own postMessage as is. */
-  x?: string;
-  t?: ArrayBuffer[];
-}
-
-type ReceiveOnPort = (port: MessagePort) => { message: unknown } | undefined;
-
-const EMPTY = new Uint8Array(0);
-/** Top-level strings longer than this (UTF-16 units) go to the host's postMessage as they are. */
-const NATIVE_STRING = 8192;
-const TRANSFER_TYPE = "structura.channel.buffer";
-const ITER_HIGH = 256;
-/**
- * Asynchronous waits on a ring also end after this many milliseconds and look again. The protocol does
- * not need it, but the stress test caught (rarely, under load, Node 20) a writer whose notified
- * `Atomics.waitAsync` never resolved; the timeout turns such a stall into a short delay.
- */
-const WRITER_RECHECK_MS = 20;
-const READER_RECHECK_MS = 250;
-const SYNC_SLICE_MS = 50;
-const hasWaitAsync = typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function";
-
-type WaitAsync = (
-  a: Int32Array,
-  i: number,
-  v: number,
-  timeout?: number,
-) => { async: false; value: string } | { async: true; value: Promise<string> };
-const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
-
-// The buffers of the message being encoded or decoded, for the transfer custom type.
-let encodingTransfer: Map<object, number> | null = null;
-let decodingBuffers: ArrayBuffer[] | null = null;
-
-const transferType: AnyCustomType = {
-  name: TRANSFER_TYPE,
-  test: (value: object) => encodingTransfer?.has(value) === true,
-  encode: ((value: object) => encodingTransfer!.get(value)!) as (value: never) => unknown,
-  decode: ((index: number) => {
-    const buffer = decodingBuffers?.[index];
-    if (buffer === undefined) throw new StructuraError("ERR_CHANNEL_CORRUPT", "Unknown transferred buffer.");
-    return buffer;
-  }) as (data: never) => unknown,
-};
-
-/** Polls HEAD for up to `ms`; true when it moved away from `head`. */
-function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
-  const end = performance.now() + ms;
-  do {
-    for (let i = 0; i < 64; i++) if (Atomics.load(ctrl, HEAD) !== head) return true;
-  } while (performance.now() < end);
-  return false;
-}
-
-let receiveOnPortHook: ReceiveOnPort | null | undefined;
-function receiveOnPort(): ReceiveOnPort | null {
-  if (receiveOnPortHook !== undefined) return receiveOnPortHook;
-  receiveOnPortHook = null;
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  if (typeof proc?.getBuiltinModule === "function") {
-    try {
-      const wt = proc.getBuiltinModule("node:worker_threads") as { receiveMessageOnPort?: ReceiveOnPort };
-      if (typeof wt?.receiveMessageOnPort === "function") receiveOnPortHook = wt.receiveMessageOnPort;
-    } catch {
-      // no synchronous port access
-    }
-  }
-  return receiveOnPortHook;
-}
-
-/** Validates a transfer list: only ArrayBuffers (the binary format carries no host objects). */
-function transferList(list: unknown): ArrayBuffer[] | null {
-  if (list === undefined || list === null) return null;
-  if (typeof (list as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
-    throw new TypeError("The transfer option must be an iterable of objects.");
-  }
-  const out: ArrayBuffer[] = [];
-  for (const item of list as Iterable<unknown>) {
-    if ((typeof item !== "object" && typeof item !== "function") || item === null) {
-      throw new TypeError(`Transfer list entries must be objects, got ${describeValue(item)}.`);
-    }
-    if (!isArrayBuffer(item)) throw new DataCloneError(`${describeValue(item)} is not transferable.`);
-    if (out.includes(item)) throw new DataCloneError("Transfer list contains a duplicate entry.");
-    if (isDetached(item)) throw new DataCloneError("An ArrayBuffer in the transfer list is detached.");
-    out.push(item);
-  }
-  return out.length === 0 ? null : out;
-}
-
-function closedError(): StructuraError {
-  return new StructuraError("ERR_CHANNEL_CLOSED", "The channel is closed.");
-}
-
-function corrupt(message: string, cause?: unknown): StructuraError {
-  return new StructuraError("ERR_CHANNEL_CORRUPT", message, cause === undefined ? undefined : { cause });
-}
-
-/**
- * What the receive path reports: its own StructuraErrors as they are; anything else (a host error
- * nobody foresaw) wrapped, so `receiveSync` and the `error` event only ever carry a typed error.
- */
-function typedFailure(error: unknown): StructuraError {
-  return error instanceof StructuraError ? error : corrupt("Receiving from the channel failed.", error);
-}
-
-function isPayload(data: unknown): data is PortPayload {
-  return (
-    typeof data === "object" &&
-    data !== null &&
-    typeof (data as PortPayload).s === "number" &&
-    ((data as PortPayload).b instanceof Uint8Array || typeof (data as PortPayload).x === "string")
-  );
-}
+export type { ChannelEvent, ChannelHandle, EndOptions, PostOptions, WatchedWorker } from "./wire.ts";
 
 export class ChannelEnd<T = unknown> {
   /** `"ring"`: SharedArrayBuffer rings plus the port; `"port"`: MessagePort only (no SharedArrayBuffer). */
@@ -211,33 +42,18 @@ export class ChannelEnd<T = unknown> {
   readonly #port: MessagePort;
   readonly #rx: Ring | null;
   readonly #tx: Ring | null;
-  readonly #maxInline: number;
-  readonly #plain: { registry: TypeRegistry; maxDepth: number | undefined };
-  readonly #withTransfer: { registry: TypeRegistry; maxDepth: number | undefined };
-  /** What `serialize` is given: the decoding options, plus how errors are written. */
-  readonly #plainOut: SerializeOptions;
-  readonly #withTransferOut: SerializeOptions;
+  readonly #sender: Sender;
+  readonly #in: Receiver<T>;
 
-  #sendSeq = 0;
-  #recvSeq = 0;
-  #queue: Outgoing[] = [];
-  #queueAt = 0;
-  #queued = 0;
-  #writerArmed = false;
-  #readerArmed = false;
   #draining = false;
   #started = false;
-  #inbox: PortPayload[] = [];
-  #waitingForPort = false;
   #closed = false;
-  #peerClosed = false;
   #closeEmitted = false;
   #error: unknown;
   /** A watched worker's error or non-zero exit: the end's fault once what it sent is delivered. */
   #workerError: unknown;
   /** null: no Node worker watched; false: watched, not exited yet; true: it exited. */
   #watchedExit: boolean | null = null;
-  #tail = 0;
   #listeners = new Map<EventType, Set<Listener<T>>>();
   #onmessage: Listener<T> | null = null;
   #iterBuf: T[] = [];
@@ -245,6 +61,11 @@ export class ChannelEnd<T = unknown> {
   #iterating = false;
   #spinMs: number;
   #sentSinceSleep = false;
+  /** Latency-mode back-off (see #spin). */
+  #spinMisses = 0;
+  #spinSkip = 0;
+  #lingerMisses = 0;
+  #lingerSkip = 0;
   #spinQueued = false;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
@@ -252,24 +73,29 @@ export class ChannelEnd<T = unknown> {
     this.#rx = handle.rx === null ? null : new Ring(handle.rx);
     this.#tx = handle.tx === null ? null : new Ring(handle.tx);
     this.transport = this.#rx === null ? "port" : "ring";
-    this.#maxInline = handle.maxInline;
     const spin = options?.spinMicros ?? 0;
     if (typeof spin !== "number" || !(spin >= 0)) {
       throw new ArgumentError(`spinMicros must be a non-negative number, got ${String(spin)}.`);
     }
     this.#spinMs = spin / 1000;
     const types = options?.types ?? [];
-    this.#plain = { registry: new TypeRegistry(types), maxDepth: options?.maxDepth };
-    this.#withTransfer = {
-      registry: new TypeRegistry([...types, transferType]),
-      maxDepth: options?.maxDepth,
-    };
-    const errors = options?.errors;
-    if (errors !== undefined) errorsOption(errors);
-    this.#plainOut = errors === undefined ? this.#plain : { ...this.#plain, errors };
-    this.#withTransferOut = errors === undefined ? this.#withTransfer : { ...this.#withTransfer, errors };
-    if (this.#rx !== null) this.#tail = Atomics.load(this.#rx.ctrl, TAIL);
+    const wholeErrors = errorsOption(options?.errors);
+    const plain = new Codec(new TypeRegistry(types), options?.maxDepth, wholeErrors);
+    const withTransfer = new Codec(
+      new TypeRegistry([...types, transferType]),
+      options?.maxDepth,
+      wholeErrors,
+    );
     const port = this.#port;
+    this.#sender = new Sender(port, this.#tx, handle.maxInline, plain, withTransfer, {
+      started: () => this.#started,
+      closed: () => this.#closed,
+      ref: () => this.ref(),
+      unref: () => this.unref(),
+      drained: () => this.#emit({ type: "drain", target: this }),
+    });
+    this.#in = new Receiver<T>(port, this.#rx, plain, withTransfer, (data) => this.#onPortMessage(data));
+    if (this.#rx !== null) this.#in.tail = Atomics.load(this.#rx.ctrl, TAIL);
     port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
     port.addEventListener("close", () => this.#portClosed());
     // Like a MessagePort: an end keeps its thread alive only once something listens to it.
@@ -293,7 +119,7 @@ export class ChannelEnd<T = unknown> {
 
   /** Bytes encoded but still waiting for room in the ring. */
   get bufferedAmount(): number {
-    return this.#queued;
+    return this.#sender.bufferedAmount;
   }
 
   get closed(): boolean {
@@ -318,47 +144,12 @@ export class ChannelEnd<T = unknown> {
     if (this.#closed) throw closedError();
     const list = Array.isArray(options) ? options : (options as PostOptions | undefined)?.transfer;
     const buffers = transferList(list);
-    let bytes: Uint8Array = EMPTY;
-    let text: string | null = null;
-    if (
-      typeof value === "string" &&
-      buffers === null &&
-      value.length > Math.min(this.#maxInline, NATIVE_STRING)
-    ) {
-      // A long top-level string: the host's structured clone copies its characters as they are (Bun
-      // even shares them), cheaper than transcoding them to UTF-8 and back; past the ring's share it
-      // would take the port anyway (at least one byte per UTF-16 unit).
-      text = value;
-    } else if (buffers === null) {
-      bytes = serialize(value, this.#plainOut);
-    } else {
-      encodingTransfer = new Map(buffers.map((b, i) => [b, i]));
-      try {
-        bytes = serialize(value, this.#withTransferOut);
-      } finally {
-        encodingTransfer = null;
-      }
-    }
     this.#sentSinceSleep = true;
-    const size = text === null ? bytes.byteLength : text.length;
-    // Detach the transferred buffers now (not when the message leaves the queue): moved, not copied.
-    const moved =
-      buffers === null ? null : (structuredClone(buffers, { transfer: buffers }) as ArrayBuffer[]);
-    const item: Outgoing = { bytes, text, size, seq: this.#sendSeq, buffers: moved, resolve };
-    this.#sendSeq = (this.#sendSeq + 1) | 0;
     if (this.#spinMs > 0 && !this.#spinQueued && this.#started) {
       this.#spinQueued = true;
       queueMicrotask(this.#spinAfterSend);
     }
-    if (this.#queueAt === this.#queue.length && this.#write(item)) {
-      resolve?.();
-      return;
-    }
-    // Like messages in a port's queue, queued ones keep the thread alive until written.
-    if (this.#queueAt === this.#queue.length && !this.#started) this.ref();
-    this.#queue.push(item);
-    this.#queued += size;
-    this.#armWriter();
+    this.#sender.send(value, buffers, resolve);
   }
 
   /**
@@ -368,122 +159,52 @@ export class ChannelEnd<T = unknown> {
    */
   #spinAfterSend = (): void => {
     this.#spinQueued = false;
-    const rx = this.#rx;
-    if (rx === null || this.#closed || this.#draining || this.#paused() || this.#waitingForPort) return;
+    const rx = this.#in.rx;
+    if (rx === null || this.#closed || this.#draining || this.#paused() || this.#in.waitingForPort) return;
     this.#sentSinceSleep = false;
-    if (spinFor(rx.ctrl, this.#tail, this.#spinMs)) this.#drain();
+    if (this.#spin(rx.ctrl, this.#in.tail)) this.#drain();
   };
 
-  /** Writes one message into the ring (or the port, with a marker in the ring). False if no room. */
-  #write(item: Outgoing): boolean {
-    const tx = this.#tx;
-    const bytes = item.bytes;
-    if (tx === null) {
-      this.#postPayload(item);
+  /**
+   * Before parking after a delivery, look at HEAD for about LINGER_MS: a writer streaming messages
+   * has usually published the next one by then, and a doorbell (a port message on each side) costs far
+   * more. Too short to matter on a shared core, and it backs off when it keeps missing (a request/reply
+   * exchange, where nothing follows until we answer): the next 2, 4, then 8 chances go by.
+   */
+  #linger(ctrl: Int32Array, head: number): boolean {
+    if (this.#lingerSkip > 0) {
+      this.#lingerSkip--;
+      return false;
+    }
+    if (spinFor(ctrl, head, LINGER_MS)) {
+      this.#lingerMisses = 0;
       return true;
     }
-    if (tx.closed) {
-      // The other side is gone; the message is dropped like a MessagePort's would be.
+    // At most 8 chances skipped (not 1024 as for #spin): a look costs only LINGER_MS, and under load a
+    // streaming writer descheduled for a moment should not turn it off for long.
+    if (this.#lingerMisses < 3) this.#lingerMisses++;
+    this.#lingerSkip = 1 << this.#lingerMisses;
+    return false;
+  }
+
+  /**
+   * Latency mode: polls HEAD for up to `spinMicros`; true when a record came. It backs off by itself:
+   * a poll that goes unanswered (a slow peer, or one that shares this core and cannot run while we
+   * poll) makes the next 2, 4, 8 ... 1024 chances to poll go by without polling, so a thread on a
+   * shared core wastes a vanishing share of it; one answered poll restores it.
+   */
+  #spin(ctrl: Int32Array, head: number): boolean {
+    if (this.#spinSkip > 0) {
+      this.#spinSkip--;
+      return false;
+    }
+    if (spinFor(ctrl, head, this.#spinMs)) {
+      this.#spinMisses = 0;
       return true;
     }
-    let at: number;
-    if (item.text !== null || item.buffers !== null || bytes.byteLength > this.#maxInline) {
-      at = tx.reserve(0, KIND_PORT, item.seq);
-      if (at < 0) return false;
-      this.#postPayload(item);
-    } else {
-      at = tx.reserve(bytes.byteLength, bytes.byteLength, item.seq);
-      if (at < 0) return false;
-      tx.bytes.set(bytes, at);
-    }
-    if (tx.publish()) this.#wakeReader(tx);
-    return true;
-  }
-
-  #wakeReader(tx: Ring): void {
-    // The reader left READER_SLEEP at 2 when it cannot wait on the ring (no Atomics.waitAsync).
-    tx.wakeReader();
-    if (!hasWaitAsync) this.#port.postMessage({ w: 1 });
-  }
-
-  #postPayload(item: Outgoing): void {
-    if (item.text !== null) {
-      try {
-        this.#port.postMessage({ s: item.seq, x: item.text });
-      } catch {
-        // A closed port: the message is dropped, as MessagePort does.
-      }
-      return;
-    }
-    const bytes = item.bytes;
-    const msg: PortPayload = { s: item.seq, b: bytes };
-    const transfer: ArrayBuffer[] = [bytes.buffer as ArrayBuffer];
-    if (item.buffers !== null) {
-      msg.t = item.buffers;
-      for (const b of item.buffers) transfer.push(b);
-    }
-    try {
-      this.#port.postMessage(msg, transfer);
-    } catch {
-      // A closed port: the message is dropped, as MessagePort does.
-    }
-  }
-
-  #flush(): void {
-    const queue = this.#queue;
-    while (this.#queueAt < queue.length) {
-      const item = queue[this.#queueAt]!;
-      if (!this.#write(item)) break;
-      queue[this.#queueAt++] = undefined as unknown as Outgoing;
-      this.#queued -= item.size;
-      item.resolve?.();
-    }
-    if (this.#queueAt === queue.length) {
-      if (queue.length !== 0) {
-        this.#queue = [];
-        this.#queueAt = 0;
-        if (!this.#started) this.unref();
-        this.#emit({ type: "drain", target: this });
-      }
-      return;
-    }
-    if (this.#queueAt > 1024 && this.#queueAt * 2 > queue.length) {
-      this.#queue = queue.slice(this.#queueAt);
-      this.#queueAt = 0;
-    }
-    this.#armWriter();
-  }
-
-  /** Waits (without blocking) for the reader to free room, then flushes. */
-  #armWriter(): void {
-    const tx = this.#tx;
-    if (this.#writerArmed || tx === null || this.#closed) return;
-    for (;;) {
-      const tail = Atomics.load(tx.ctrl, TAIL);
-      Atomics.store(tx.ctrl, WRITER_SLEEP, hasWaitAsync ? 1 : 2);
-      const item = this.#queue[this.#queueAt];
-      if (item === undefined) return;
-      if (this.#write(item)) {
-        Atomics.store(tx.ctrl, WRITER_SLEEP, 0);
-        this.#queue[this.#queueAt++] = undefined as unknown as Outgoing;
-        this.#queued -= item.size;
-        item.resolve?.();
-        this.#flush();
-        return;
-      }
-      if (!hasWaitAsync) {
-        this.#writerArmed = true; // woken by a { r: 1 } port message
-        return;
-      }
-      const r = waitAsync!(tx.ctrl, TAIL, tail, WRITER_RECHECK_MS);
-      if (!r.async) continue;
-      this.#writerArmed = true;
-      r.value.then(() => {
-        this.#writerArmed = false;
-        if (!this.#closed) this.#flush();
-      });
-      return;
-    }
+    if (this.#spinMisses < 10) this.#spinMisses++;
+    this.#spinSkip = 1 << this.#spinMisses;
+    return false;
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -588,169 +309,20 @@ export class ChannelEnd<T = unknown> {
   }
 
   #onPortMessage(data: unknown): void {
+    if (data === DOORBELL) {
+      this.#drain();
+      return;
+    }
     if (isPayload(data)) {
-      this.#toInbox(data);
-      if (this.#rx === null || this.#waitingForPort || this.#peerClosed) this.#drain();
+      this.#in.toInbox(data);
+      // A port-path message is its own wake-up: its ring record was published before it was posted.
+      this.#drain();
       return;
     }
     if (typeof data !== "object" || data === null) return;
-    if ((data as { w?: number }).w === 1) this.#drain();
-    else if ((data as { r?: number }).r === 1) {
-      this.#writerArmed = false;
-      this.#flush();
+    if ((data as { r?: number }).r === 1) {
+      this.#sender.roomFreed();
     } else if ((data as { c?: number }).c === 1) this.#peerGone();
-  }
-
-  #decodePayload(p: PortPayload): T {
-    try {
-      return this.#decodePort(p);
-    } catch (error) {
-      throw corrupt("A port message does not decode.", error);
-    }
-  }
-
-  #decodePort(p: PortPayload): T {
-    if (p.x !== undefined) return p.x as T;
-    if (p.t === undefined) return deserialize<T>(p.b!, this.#plain);
-    decodingBuffers = p.t;
-    try {
-      return deserialize<T>(p.b!, this.#withTransfer);
-    } finally {
-      decodingBuffers = null;
-    }
-  }
-
-  /**
-   * Files a port message by sequence number. They come in order but for one race: a synchronous take
-   * (`receiveMessageOnPort`) can get a message while an earlier one is already held by the host's own
-   * asynchronous receive loop, not yet dispatched (seen in Deno under load: port message 10 taken while
-   * 4 was still on its way). The earlier one then arrives second and goes in front.
-   */
-  #toInbox(p: PortPayload): void {
-    const inbox = this.#inbox;
-    let i = inbox.length;
-    while (i > 0 && ((inbox[i - 1]!.s - p.s) | 0) > 0) i--;
-    if (i === inbox.length) inbox.push(p);
-    else inbox.splice(i, 0, p);
-  }
-
-  /** The first port message if it is number `seq`; undefined while it has not arrived. */
-  #inboxHead(seq: number): PortPayload | undefined {
-    const p = this.#inbox[0];
-    if (p === undefined) return undefined;
-    const ahead = (p.s - seq) | 0;
-    // Ahead: message `seq` is still being dispatched (see #toInbox). Behind: sent twice, or forged.
-    if (ahead > 0) return undefined;
-    if (ahead < 0) throw corrupt(`Port message ${p.s} arrived where ${seq} was expected.`);
-    this.#inbox.shift();
-    return p;
-  }
-
-  /** Takes the port message with sequence `seq`, pulling it synchronously when the host allows. */
-  #takePort(seq: number): PortPayload | undefined {
-    const first = this.#inbox[0];
-    if (first === undefined || first.s !== seq) {
-      const pull = receiveOnPort();
-      const got = pull?.(this.#port);
-      if (got !== undefined) {
-        if (isPayload(got.message)) this.#toInbox(got.message);
-        else this.#onPortMessage(got.message);
-      }
-    }
-    return this.#inboxHead(seq);
-  }
-
-  /**
-   * Reads the next ready message. Returns false when none is ready (or the next one is a port message
-   * that has not arrived yet: `#waitingForPort`).
-   */
-  #readOne(): { value: T } | null {
-    const rx = this.#rx;
-    if (rx === null) {
-      const p = this.#inboxHead(this.#recvSeq);
-      if (p === undefined) return null;
-      this.#recvSeq = (this.#recvSeq + 1) | 0;
-      return { value: this.#decodePayload(p) };
-    }
-    // A loop, not recursion: a peer that died (or lies) may leave any number of port records whose
-    // messages never come, and each is skipped in turn (issue 12 item 8: 50,000 overflowed the stack).
-    for (;;) {
-      let tail = this.#tail;
-      const head = Atomics.load(rx.ctrl, HEAD);
-      if (tail === head) {
-        // After the peer closed, messages it could not fit in the ring came through the port.
-        if (this.#peerClosed && this.#inbox.length !== 0) {
-          const p = this.#inbox.shift()!;
-          this.#recvSeq = (p.s + 1) | 0;
-          return { value: this.#decodePayload(p) };
-        }
-        return null;
-      }
-      // Bytes published and not yet read. The peer writes HEAD; a value more than a ring ahead (or
-      // behind) would let the checks below accept records nobody published.
-      const avail = (head - tail) >>> 0;
-      const cap = rx.capacity;
-      if (avail > cap) throw corrupt(`Ring head is ${avail} bytes ahead of its tail.`);
-      let pos = tail & rx.mask;
-      if (avail < RECORD_HEADER) throw corrupt("Ring holds a partial record header.");
-      let kind = rx.words[pos >> 2]!;
-      let left = avail;
-      if (kind === KIND_WRAP) {
-        const skip = cap - pos;
-        if (skip + RECORD_HEADER > avail) throw corrupt("Ring wrap marker runs past the published bytes.");
-        tail = (tail + skip) | 0;
-        left = avail - skip;
-        pos = 0;
-        kind = rx.words[0]!;
-      }
-      const seq = rx.words[(pos >> 2) + 1]!;
-      if (seq !== this.#recvSeq)
-        throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
-      let value: T;
-      if (kind === KIND_PORT) {
-        const p = this.#takePort(seq);
-        if (p === undefined) {
-          if (this.#peerClosed) {
-            // The peer is gone and its port message never arrived: skip that record only.
-            tail = (tail + RECORD_HEADER) | 0;
-            this.#tail = tail;
-            this.#recvSeq = (this.#recvSeq + 1) | 0;
-            if (rx.release(tail)) rx.wakeWriter();
-            continue;
-          }
-          this.#tail = tail;
-          this.#waitingForPort = true;
-          return null;
-        }
-        this.#waitingForPort = false;
-        tail = (tail + RECORD_HEADER) | 0;
-        this.#tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
-        value = this.#decodePayload(p);
-      } else {
-        if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > left) {
-          throw corrupt(`Ring record header ${kind} is invalid.`);
-        }
-        try {
-          value = deserialize<T>(
-            rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind),
-            this.#plain,
-          );
-        } catch (error) {
-          throw corrupt("Ring record does not decode.", error);
-        }
-        tail = (tail + recordSize(kind)) | 0;
-        this.#tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
-      }
-      this.#recvSeq = (this.#recvSeq + 1) | 0;
-      return { value };
-    }
-  }
-
-  #wakeWriter(rx: Ring): void {
-    rx.wakeWriter();
-    if (!hasWaitAsync) this.#port.postMessage({ r: 1 });
   }
 
   /** Delivers every ready message, then sleeps until the writer publishes more. */
@@ -758,10 +330,12 @@ export class ChannelEnd<T = unknown> {
     if (this.#draining || this.#closeEmitted) return;
     this.#draining = true;
     try {
+      let delivered = false;
       for (;;) {
         while (!this.#paused()) {
-          const got = this.#readOne();
+          const got = this.#in.readOne(false);
           if (got === null) break;
+          delivered = true;
           // What we sent has been answered (or we are simply receiving): no reason to poll after this.
           this.#sentSinceSleep = false;
           this.#deliver(got.value);
@@ -770,32 +344,28 @@ export class ChannelEnd<T = unknown> {
         const rx = this.#rx;
         // The ring's CLOSED flag only wakes us: messages the peer sent through the port before closing
         // may still be on their way, and its `{ c: 1 }` notice (or the port's close) comes after them.
-        if (this.#peerClosed && this.#isEmpty()) {
+        if (this.#in.peerClosed && this.#in.isEmpty()) {
           this.#finishClose();
           return;
         }
-        if (this.#paused() || this.#waitingForPort || rx === null) return;
-        if (this.#peerClosed) continue;
-        if (this.#readerArmed) return;
-        const head = this.#tail;
+        if (this.#paused() || this.#in.waitingForPort || rx === null) return;
+        if (this.#in.peerClosed) continue;
+        const head = this.#in.tail;
         if (this.#sentSinceSleep && this.#spinMs > 0) {
           // A reply to what we just sent is likely close: poll briefly rather than sleep.
           this.#sentSinceSleep = false;
-          if (spinFor(rx.ctrl, head, this.#spinMs)) continue;
-        }
-        Atomics.store(rx.ctrl, READER_SLEEP, hasWaitAsync ? 1 : 2);
-        if (Atomics.load(rx.ctrl, HEAD) !== head) {
-          Atomics.store(rx.ctrl, READER_SLEEP, 0);
+          if (this.#spin(rx.ctrl, head)) continue;
+        } else if (delivered && this.#linger(rx.ctrl, head)) {
+          delivered = false;
           continue;
         }
-        if (!hasWaitAsync) return; // woken by a { w: 1 } port message
-        const r = waitAsync!(rx.ctrl, HEAD, head, READER_RECHECK_MS);
-        if (!r.async) continue;
-        this.#readerArmed = true;
-        r.value.then(() => {
-          this.#readerArmed = false;
-          this.#drain();
-        });
+        // Park: the writer that publishes next sees the flag and rings the doorbell (a port message,
+        // see #onPortMessage). Flag first, then HEAD again: either we see its record or it sees the flag.
+        Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_PORT);
+        if (Atomics.load(rx.ctrl, HEAD) !== head) {
+          Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
+          continue;
+        }
         return;
       }
     } catch (error) {
@@ -823,7 +393,7 @@ export class ChannelEnd<T = unknown> {
     for (;;) {
       let got: { value: T } | null;
       try {
-        got = this.#readOne();
+        got = this.#in.readOne(true);
       } catch (error) {
         const typed = typedFailure(error);
         this.#fail(typed);
@@ -832,34 +402,36 @@ export class ChannelEnd<T = unknown> {
       if (got !== null) return { message: got.value };
       if (this.#error !== undefined) throw this.#error;
       if (this.#closed) throw closedError();
-      if (this.#queueAt < this.#queue.length) this.#flush();
+      if (this.#sender.hasQueued) this.#sender.flush();
       const now = performance.now();
-      if (rx.closed && !this.#peerClosed) {
+      if (rx.closed && !this.#in.peerClosed) {
         // Take what the peer sent through the port before closing (its close notice comes last).
         this.#pullPort();
-        this.#peerClosed = true;
+        this.#in.peerClosed = true;
       }
-      if (this.#peerClosed) {
-        if (this.#tail === Atomics.load(rx.ctrl, HEAD) && this.#inbox.length === 0) {
+      if (this.#in.peerClosed) {
+        if (this.#in.tail === Atomics.load(rx.ctrl, HEAD) && this.#in.inboxEmpty) {
           this.#finishClose();
           throw closedError();
         }
         continue;
       }
       if (now >= deadline) return undefined;
-      const slice = Math.min(deadline - now, this.#queueAt < this.#queue.length ? 1 : SYNC_SLICE_MS);
-      if (this.#waitingForPort) {
+      const slice = Math.min(deadline - now, this.#sender.hasQueued ? 1 : SYNC_SLICE_MS);
+      if (this.#in.waitingForPort) {
         if (receiveOnPort() === null) {
           throw new ArgumentError("receiveSync cannot take port-path messages on this host.");
         }
         Atomics.wait(rx.ctrl, CLOSED, 0, Math.min(slice, 1));
         continue;
       }
-      const head = this.#tail;
-      if (this.#spinMs > 0 && spinFor(rx.ctrl, head, Math.min(this.#spinMs, slice))) continue;
-      Atomics.store(rx.ctrl, READER_SLEEP, 1);
+      const head = this.#in.tail;
+      if (this.#spinMs > 0 && this.#spin(rx.ctrl, head)) continue;
+      Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_RING);
       if (Atomics.load(rx.ctrl, HEAD) === head) Atomics.wait(rx.ctrl, HEAD, head, slice);
-      Atomics.store(rx.ctrl, READER_SLEEP, 0);
+      // An asynchronous reader of this end parked before (onmessage beside receiveSync): keep its
+      // doorbell armed, or the next message would wait for nobody.
+      Atomics.store(rx.ctrl, READER_SLEEP, this.#started && !this.#draining ? PARKED_ON_PORT : AWAKE);
     }
   }
 
@@ -929,16 +501,9 @@ export class ChannelEnd<T = unknown> {
    */
   close(): void {
     if (this.#closed) return;
-    this.#flush();
+    this.#sender.flush();
     this.#closed = true;
-    for (let i = this.#queueAt; i < this.#queue.length; i++) {
-      const item = this.#queue[i]!;
-      this.#postPayload(item);
-      item.resolve?.();
-    }
-    this.#queue = [];
-    this.#queueAt = 0;
-    this.#queued = 0;
+    this.#sender.sendQueuedThroughPort();
     try {
       this.#port.postMessage({ c: 1 });
     } catch {
@@ -950,28 +515,8 @@ export class ChannelEnd<T = unknown> {
     this.#finishClose();
   }
 
-  /** Nothing left to read (ring drained, no port message waiting). */
-  #isEmpty(): boolean {
-    return (
-      this.#inbox.length === 0 && (this.#rx === null || this.#tail === Atomics.load(this.#rx.ctrl, HEAD))
-    );
-  }
-
-  /** Takes every message waiting in the port, synchronously (where the host has receiveMessageOnPort). */
   #pullPort(): void {
-    const pull = receiveOnPort();
-    if (pull === null || this.#closeEmitted) return;
-    for (;;) {
-      let got: { message: unknown } | undefined;
-      try {
-        got = pull(this.#port);
-      } catch {
-        return; // a closed port
-      }
-      if (got === undefined) return;
-      if (isPayload(got.message)) this.#toInbox(got.message);
-      else this.#onPortMessage(got.message);
-    }
+    this.#in.pullPort(() => this.#closeEmitted);
   }
 
   /**
@@ -980,7 +525,7 @@ export class ChannelEnd<T = unknown> {
    * so the close carries the reason instead of looking like a clean end.
    */
   #portClosed(): void {
-    if (this.#peerClosed || this.#watchedExit !== false) {
+    if (this.#in.peerClosed || this.#watchedExit !== false) {
       this.#peerGone();
       return;
     }
@@ -989,12 +534,12 @@ export class ChannelEnd<T = unknown> {
   }
 
   #peerGone(): void {
-    if (this.#peerClosed) return;
-    this.#peerClosed = true;
+    if (this.#in.peerClosed) return;
+    this.#in.peerClosed = true;
     if (this.#closed) return;
     // Deliver what the peer published before it went away (if someone is reading), then close.
     if (this.#started) queueMicrotask(() => this.#drain());
-    else if (this.#isEmpty()) this.#finishClose();
+    else if (this.#in.isEmpty()) this.#finishClose();
   }
 
   #fail(error: unknown): void {

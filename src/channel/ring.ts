@@ -13,6 +13,11 @@ export const READER_SLEEP = 1;
 export const CLOSED = 2;
 export const TAIL = 16;
 export const WRITER_SLEEP = 17;
+/** READER_SLEEP values: awake; blocked in Atomics.wait (notify it); parked in its event loop (ring its
+ * doorbell, a port message). */
+export const AWAKE = 0;
+export const PARKED_ON_RING = 1;
+export const PARKED_ON_PORT = 2;
 /** Bytes before the data region. */
 export const CONTROL_BYTES = 128;
 /** Record header: int32 length-or-kind, int32 sequence number. */
@@ -91,10 +96,16 @@ export class Ring {
 
   pendingHead = 0;
 
-  /** Producer: makes the reserved record visible. Returns true if the consumer was asleep. */
-  publish(): boolean {
+  /**
+   * Producer: makes the reserved record visible. Returns how the consumer was parked (AWAKE if it was
+   * not; the flag is then cleared, so only this write wakes it). The plain load first keeps a busy
+   * consumer's cache line shared: the exchange happens only when the consumer is parked.
+   */
+  publish(): number {
     Atomics.store(this.ctrl, HEAD, this.pendingHead);
-    return Atomics.load(this.ctrl, READER_SLEEP) !== 0 && Atomics.exchange(this.ctrl, READER_SLEEP, 0) !== 0;
+    return Atomics.load(this.ctrl, READER_SLEEP) === AWAKE
+      ? AWAKE
+      : Atomics.exchange(this.ctrl, READER_SLEEP, AWAKE);
   }
 
   wakeReader(): void {

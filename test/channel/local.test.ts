@@ -180,4 +180,52 @@ describe("channel in one thread", () => {
     expect(() => createChannel({ largeMessageShare: 0.9 })).toThrow(StructuraError);
     expect(() => openChannel({} as never)).toThrow(StructuraError);
   });
+
+  it("a drain listener that posts while a later post flushes the queue corrupts nothing", async () => {
+    // The sender writes straight from the encoder's buffer; a listener run by a flush inside
+    // postMessage posts too, and must not overwrite the bytes of the message being sent.
+    const { a, b } = pair<string>({ ringSize: 4096 });
+    const n = 300;
+    const body = (i: number) => `${i}:${String.fromCharCode(97 + (i % 26)).repeat(200 + (i % 50))}`;
+    let extra = 0;
+    a.addEventListener("drain", () => {
+      a.postMessage(`drain ${extra++}`);
+    });
+    const got: string[] = [];
+    b.onmessage = (e) => {
+      got.push(e.data as string);
+    };
+    for (let i = 0; i < n; i++) {
+      a.postMessage(body(i));
+      if (i % 25 === 24) await new Promise((r) => setTimeout(r, 1));
+    }
+    for (let k = 0; k < 500 && got.length < n + extra; k++) await new Promise((r) => setTimeout(r, 5));
+    expect(extra).toBeGreaterThan(0);
+    expect(got.length).toBe(n + extra);
+    const bodies = got.filter((s) => !s.startsWith("drain"));
+    expect(bodies).toEqual(Array.from({ length: n }, (_, i) => body(i)));
+    expect(got.filter((s) => s.startsWith("drain"))).toEqual(
+      Array.from({ length: extra }, (_, i) => `drain ${i}`),
+    );
+    a.close();
+  });
+
+  it("latency mode backs off when the peer cannot answer (both ends in one thread, as on a shared core)", async () => {
+    // The end polls for an answer that cannot come while it polls (the peer runs on this thread).
+    // Without the back-off every round trip would poll the full 50 ms at least once.
+    const { a, b } = pair<number>({ spinMicros: 50_000 });
+    b.onmessage = (e) => b.postMessage(e.data as number);
+    const trips = 40;
+    const t0 = performance.now();
+    for (let i = 0; i < trips; i++) {
+      const reply = new Promise<number>((resolve) => {
+        a.onmessage = (e) => resolve(e.data as number);
+      });
+      a.postMessage(i);
+      expect(await reply).toBe(i);
+    }
+    const elapsed = performance.now() - t0;
+    expect(elapsed).toBeLessThan((trips * 50) / 2);
+    a.close();
+  });
 });

@@ -54,6 +54,7 @@ async function session(from, to, kill) {
   worker.on("error", (e) => fail(`worker error: ${e.message}`));
   local.watch(worker);
   const killAt = kill ? from + Math.floor(random() * (to - from)) : -1;
+  let killed = false;
   let next = from;
   let seen = -1;
   const watchdog = setInterval(() => {
@@ -66,10 +67,17 @@ async function session(from, to, kill) {
   }, 15_000);
   await new Promise((resolve) => {
     local.addEventListener("close", resolve);
-    local.addEventListener("error", (e) => fail(`channel error: ${e.error?.message}`));
+    // A terminated worker exits with code 1, which the watched channel reports as its error: expected
+    // in a killed session, a failure anywhere else.
+    local.addEventListener("error", (e) => {
+      if (!killed) fail(`channel error: ${e.error?.message}`);
+    });
     local.onmessage = (e) => {
       check(e.data, next++);
-      if (next === killAt) void worker.terminate();
+      if (next === killAt) {
+        killed = true;
+        void worker.terminate();
+      }
     };
   });
   clearInterval(watchdog);

@@ -1,0 +1,227 @@
+/**
+ * The receiving half of a channel end: reads records from the incoming ring in sequence order, takes
+ * port-path messages (from its inbox, or synchronously where the host allows) and decodes both. Web
+ * APIs only; `receiveMessageOnPort` only where the host has `process.getBuiltinModule`.
+ */
+
+import { HEAD, KIND_PORT, KIND_WRAP, RECORD_HEADER, type Ring, recordSize } from "./ring.ts";
+import {
+  type Codec,
+  corrupt,
+  decodeWithTransfer,
+  hasWaitAsync,
+  isPayload,
+  type PortPayload,
+  receiveOnPort,
+} from "./wire.ts";
+
+export class Receiver<T> {
+  readonly #port: MessagePort;
+  readonly rx: Ring | null;
+  readonly #plain: Codec;
+  readonly #withTransfer: Codec;
+  /** Port messages that are not payloads (control notices), taken during a synchronous pull. */
+  readonly #control: (data: unknown) => void;
+  #recvSeq = 0;
+  #inbox: PortPayload[] = [];
+  /** Bytes of the ring consumed so far (this side's copy of TAIL). */
+  tail = 0;
+  /** The next message is a port message that has not arrived yet. */
+  waitingForPort = false;
+  /** The peer closed (or died): its ring and port hold all it will ever send. */
+  peerClosed = false;
+
+  constructor(
+    port: MessagePort,
+    rx: Ring | null,
+    plain: Codec,
+    withTransfer: Codec,
+    control: (data: unknown) => void,
+  ) {
+    this.#port = port;
+    this.rx = rx;
+    this.#plain = plain;
+    this.#withTransfer = withTransfer;
+    this.#control = control;
+  }
+
+  get inboxEmpty(): boolean {
+    return this.#inbox.length === 0;
+  }
+
+  /** Nothing left to read (ring drained, no port message waiting). */
+  isEmpty(): boolean {
+    return this.#inbox.length === 0 && (this.rx === null || this.tail === Atomics.load(this.rx.ctrl, HEAD));
+  }
+
+  #decodePayload(p: PortPayload): T {
+    try {
+      return this.#decodePort(p);
+    } catch (error) {
+      throw corrupt("A port message does not decode.", error);
+    }
+  }
+
+  #decodePort(p: PortPayload): T {
+    if (p.x !== undefined) return p.x as T;
+    if (p.t === undefined) return this.#plain.decode<T>(p.b!);
+    return decodeWithTransfer<T>(p.b!, this.#withTransfer, p.t);
+  }
+
+  /**
+   * Files a port message by sequence number. They come in order but for one race: a synchronous take
+   * (`receiveMessageOnPort`) can get a message while an earlier one is already held by the host's own
+   * asynchronous receive loop, not yet dispatched (seen in Deno under load: port message 10 taken while
+   * 4 was still on its way). The earlier one then arrives second and goes in front.
+   */
+  toInbox(p: PortPayload): void {
+    const inbox = this.#inbox;
+    let i = inbox.length;
+    while (i > 0 && ((inbox[i - 1]!.s - p.s) | 0) > 0) i--;
+    if (i === inbox.length) inbox.push(p);
+    else inbox.splice(i, 0, p);
+  }
+
+  /** The first port message if it is number `seq`; undefined while it has not arrived. */
+  #inboxHead(seq: number): PortPayload | undefined {
+    const p = this.#inbox[0];
+    if (p === undefined) return undefined;
+    const ahead = (p.s - seq) | 0;
+    // Ahead: message `seq` is still being dispatched (see toInbox). Behind: sent twice, or forged.
+    if (ahead > 0) return undefined;
+    if (ahead < 0) throw corrupt(`Port message ${p.s} arrived where ${seq} was expected.`);
+    this.#inbox.shift();
+    return p;
+  }
+
+  /**
+   * Takes the port message with sequence `seq`; with `pull`, synchronously from the port when it has
+   * not been dispatched yet and the host allows. The event-loop reader does not pull: the message's own
+   * event comes anyway (and wakes it), and a pull per message costs more than that event.
+   */
+  #takePort(seq: number, pull: boolean): PortPayload | undefined {
+    const first = this.#inbox[0];
+    if (pull && (first === undefined || first.s !== seq)) {
+      const pull = receiveOnPort();
+      const got = pull?.(this.#port);
+      if (got !== undefined) {
+        if (isPayload(got.message)) this.toInbox(got.message);
+        else this.#control(got.message);
+      }
+    }
+    return this.#inboxHead(seq);
+  }
+
+  /**
+   * Takes every message waiting in the port, synchronously (where the host has receiveMessageOnPort).
+   * `stop` says when to give up (the end finished closing meanwhile).
+   */
+  pullPort(stop: () => boolean): void {
+    const pull = receiveOnPort();
+    if (pull === null || stop()) return;
+    for (;;) {
+      let got: { message: unknown } | undefined;
+      try {
+        got = pull(this.#port);
+      } catch {
+        return; // a closed port
+      }
+      if (got === undefined) return;
+      if (isPayload(got.message)) this.toInbox(got.message);
+      else this.#control(got.message);
+    }
+  }
+
+  /**
+   * Reads the next ready message. Returns null when none is ready (or the next one is a port message
+   * that has not arrived yet: `waitingForPort`). `pull`: see #takePort (receiveSync pulls).
+   */
+  readOne(pull: boolean): { value: T } | null {
+    const rx = this.rx;
+    if (rx === null) {
+      const p = this.#inboxHead(this.#recvSeq);
+      if (p === undefined) return null;
+      this.#recvSeq = (this.#recvSeq + 1) | 0;
+      return { value: this.#decodePayload(p) };
+    }
+    // A loop, not recursion: a peer that died (or lies) may leave any number of port records whose
+    // messages never come, and each is skipped in turn (issue 12 item 8: 50,000 overflowed the stack).
+    for (;;) {
+      let tail = this.tail;
+      const head = Atomics.load(rx.ctrl, HEAD);
+      if (tail === head) {
+        // After the peer closed, messages it could not fit in the ring came through the port.
+        if (this.peerClosed && this.#inbox.length !== 0) {
+          const p = this.#inbox.shift()!;
+          this.#recvSeq = (p.s + 1) | 0;
+          return { value: this.#decodePayload(p) };
+        }
+        return null;
+      }
+      // Bytes published and not yet read. The peer writes HEAD; a value more than a ring ahead (or
+      // behind) would let the checks below accept records nobody published.
+      const avail = (head - tail) >>> 0;
+      const cap = rx.capacity;
+      if (avail > cap) throw corrupt(`Ring head is ${avail} bytes ahead of its tail.`);
+      let pos = tail & rx.mask;
+      if (avail < RECORD_HEADER) throw corrupt("Ring holds a partial record header.");
+      let kind = rx.words[pos >> 2]!;
+      let left = avail;
+      if (kind === KIND_WRAP) {
+        const skip = cap - pos;
+        if (skip + RECORD_HEADER > avail) throw corrupt("Ring wrap marker runs past the published bytes.");
+        tail = (tail + skip) | 0;
+        left = avail - skip;
+        pos = 0;
+        kind = rx.words[0]!;
+      }
+      const seq = rx.words[(pos >> 2) + 1]!;
+      if (seq !== this.#recvSeq)
+        throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
+      let value: T;
+      if (kind === KIND_PORT) {
+        // Once the peer is gone, pull too: its last messages may still sit in the port, and a record
+        // whose message is not found then is skipped.
+        const p = this.#takePort(seq, pull || this.peerClosed);
+        if (p === undefined) {
+          if (this.peerClosed) {
+            // The peer is gone and its port message never arrived: skip that record only.
+            tail = (tail + RECORD_HEADER) | 0;
+            this.tail = tail;
+            this.#recvSeq = (this.#recvSeq + 1) | 0;
+            if (rx.release(tail)) rx.wakeWriter();
+            continue;
+          }
+          this.tail = tail;
+          this.waitingForPort = true;
+          return null;
+        }
+        this.waitingForPort = false;
+        tail = (tail + RECORD_HEADER) | 0;
+        this.tail = tail;
+        if (rx.release(tail)) this.#wakeWriter(rx);
+        value = this.#decodePayload(p);
+      } else {
+        if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > left) {
+          throw corrupt(`Ring record header ${kind} is invalid.`);
+        }
+        try {
+          // Straight from the ring (strings are copied out by the decoder, nothing aliases it).
+          value = this.#plain.decode<T>(rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind));
+        } catch (error) {
+          throw corrupt("Ring record does not decode.", error);
+        }
+        tail = (tail + recordSize(kind)) | 0;
+        this.tail = tail;
+        if (rx.release(tail)) this.#wakeWriter(rx);
+      }
+      this.#recvSeq = (this.#recvSeq + 1) | 0;
+      return { value };
+    }
+  }
+
+  #wakeWriter(rx: Ring): void {
+    rx.wakeWriter();
+    if (!hasWaitAsync) this.#port.postMessage({ r: 1 });
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * The sending half of a channel end: encodes messages, writes them into the outgoing ring (or the
+ * port, with a marker record in the ring), and keeps the ones that do not fit yet in an ordered queue
+ * that is flushed as the reader frees room. Web APIs only.
+ */
+
+import {
+  AWAKE,
+  HEAD,
+  KIND_PORT,
+  PARKED_ON_PORT,
+  PARKED_ON_RING,
+  READER_SLEEP,
+  type Ring,
+  TAIL,
+  WRITER_SLEEP,
+} from "./ring.ts";
+import {
+  type Codec,
+  DOORBELL,
+  EMPTY,
+  encodeWithTransfer,
+  hasWaitAsync,
+  NATIVE_STRING,
+  type Outgoing,
+  type PortPayload,
+  WRITER_RECHECK_MS,
+  waitAsync,
+} from "./wire.ts";
+
+/** What the sender needs of the end that owns it. */
+export interface SenderHost {
+  /** Whether delivery has started (the end keeps its thread alive on its own then). */
+  started(): boolean;
+  closed(): boolean;
+  ref(): void;
+  unref(): void;
+  /** The queue emptied (the `drain` event). */
+  drained(): void;
+}
+
+export class Sender {
+  readonly #port: MessagePort;
+  readonly #tx: Ring | null;
+  readonly #maxInline: number;
+  readonly #plain: Codec;
+  readonly #withTransfer: Codec;
+  readonly #host: SenderHost;
+  #sendSeq = 0;
+  #queue: Outgoing[] = [];
+  #queueAt = 0;
+  #queued = 0;
+  #writerArmed = false;
+
+  constructor(
+    port: MessagePort,
+    tx: Ring | null,
+    maxInline: number,
+    plain: Codec,
+    withTransfer: Codec,
+    host: SenderHost,
+  ) {
+    this.#port = port;
+    this.#tx = tx;
+    this.#maxInline = maxInline;
+    this.#plain = plain;
+    this.#withTransfer = withTransfer;
+    this.#host = host;
+  }
+
+  /** Bytes encoded but still waiting for room in the ring. */
+  get bufferedAmount(): number {
+    return this.#queued;
+  }
+
+  /** Whether messages wait in the local queue. */
+  get hasQueued(): boolean {
+    return this.#queueAt < this.#queue.length;
+  }
+
+  /**
+   * Sends a message: encodes it now (so a refused value throws here and later mutations do not leak
+   * into it), detaches its transferred buffers (`buffers`: the validated transfer list), and writes it,
+   * or queues it behind those still waiting for room.
+   *
+   * The common case (no transfer, fits the ring, nothing queued) allocates nothing per message: the
+   * encoder's own buffer is copied straight into the ring and no queue entry is made.
+   */
+  send(value: unknown, buffers: ArrayBuffer[] | null, resolve: (() => void) | null): void {
+    const tx = this.#tx;
+    let bytes: Uint8Array = EMPTY;
+    let text: string | null = null;
+    if (
+      typeof value === "string" &&
+      buffers === null &&
+      value.length > Math.min(this.#maxInline, NATIVE_STRING)
+    ) {
+      // A long top-level string: the host's structured clone copies its characters as they are (Bun
+      // even shares them), cheaper than transcoding them to UTF-8 and back; past the ring's share it
+      // would take the port anyway (at least one byte per UTF-16 unit).
+      text = value;
+    } else if (buffers === null) {
+      // Pipelining: a writer posting in a loop writes what the reader has made room for meanwhile, so
+      // encoding here and decoding there overlap instead of queueing everything first. (Before the
+      // encode: a `drain` listener run by the flush may post, which reuses the encoder's buffer.)
+      if (tx !== null && this.#queueAt < this.#queue.length) this.flush();
+      bytes = this.#plain.encodeTransient(value);
+      if (tx !== null && bytes.byteLength <= this.#maxInline) {
+        const seq = this.#sendSeq;
+        if (this.#queueAt === this.#queue.length && this.#writeInline(tx, bytes, seq)) {
+          this.#sendSeq = (seq + 1) | 0;
+          resolve?.();
+          return;
+        }
+      }
+      // Queued or sent through the port: it needs memory of its own.
+      bytes = bytes.slice();
+    } else {
+      bytes = encodeWithTransfer(value, this.#withTransfer, buffers);
+    }
+    const size = text === null ? bytes.byteLength : text.length;
+    // Detach the transferred buffers now (not when the message leaves the queue): moved, not copied.
+    const moved =
+      buffers === null ? null : (structuredClone(buffers, { transfer: buffers }) as ArrayBuffer[]);
+    const item: Outgoing = { bytes, text, size, seq: this.#sendSeq, buffers: moved, resolve };
+    this.#sendSeq = (this.#sendSeq + 1) | 0;
+    this.#push(item);
+  }
+
+  /** Writes an encoded message, or queues it behind those still waiting for room. */
+  #push(item: Outgoing): void {
+    if (this.#queueAt === this.#queue.length && this.#write(item)) {
+      item.resolve?.();
+      return;
+    }
+    // Like messages in a port's queue, queued ones keep the thread alive until written.
+    if (this.#queueAt === this.#queue.length && !this.#host.started()) this.#host.ref();
+    this.#queue.push(item);
+    this.#queued += item.size;
+    this.#armWriter();
+  }
+
+  /** Writes an inline record; false if the ring lacks room. */
+  #writeInline(tx: Ring, bytes: Uint8Array, seq: number): boolean {
+    if (tx.closed) return true; // the other side is gone; dropped like a MessagePort's message
+    const at = tx.reserve(bytes.byteLength, bytes.byteLength, seq);
+    if (at < 0) return false;
+    tx.bytes.set(bytes, at);
+    this.#wakeReader(tx.publish());
+    return true;
+  }
+
+  /** Writes one message into the ring (or the port, with a marker in the ring). False if no room. */
+  #write(item: Outgoing): boolean {
+    const tx = this.#tx;
+    const bytes = item.bytes;
+    if (tx === null) {
+      this.postPayload(item);
+      return true;
+    }
+    if (item.text === null && item.buffers === null && bytes.byteLength <= this.#maxInline) {
+      return this.#writeInline(tx, bytes, item.seq);
+    }
+    if (tx.closed) return true;
+    if (tx.reserve(0, KIND_PORT, item.seq) < 0) return false;
+    // The record first, then the message: a reader parked in its event loop is woken by the message
+    // itself (no doorbell beside it) and then finds the record. Only a reader blocked in Atomics.wait
+    // (receiveSync) needs a notify, after the message is on its way so that it can take it at once.
+    Atomics.store(tx.ctrl, HEAD, tx.pendingHead);
+    this.postPayload(item);
+    if (
+      Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_RING &&
+      Atomics.compareExchange(tx.ctrl, READER_SLEEP, PARKED_ON_RING, AWAKE) === PARKED_ON_RING
+    ) {
+      tx.wakeReader();
+    }
+    return true;
+  }
+
+  /**
+   * Wakes a parked reader, and only a parked one: `parked` is what READER_SLEEP held when this write
+   * published (the writer swaps it to 0), so a reader busy draining costs nothing, and a burst of
+   * messages wakes it once, on the empty-to-non-empty transition.
+   */
+  #wakeReader(parked: number): void {
+    if (parked === PARKED_ON_PORT) {
+      // The doorbell: a tiny message on the port the reader's event loop listens to (see
+      // docs/channel.md, Wake-ups: cheaper than resolving an Atomics.waitAsync, and on every host).
+      try {
+        this.#port.postMessage(DOORBELL);
+      } catch {
+        // a closed port: nobody to wake
+      }
+    } else if (parked === PARKED_ON_RING) this.#tx!.wakeReader();
+  }
+
+  /** Sends a message through the port (its ring record, if any, is the caller's). */
+  postPayload(item: Outgoing): void {
+    if (item.text !== null) {
+      try {
+        this.#port.postMessage({ s: item.seq, x: item.text });
+      } catch {
+        // A closed port: the message is dropped, as MessagePort does.
+      }
+      return;
+    }
+    const bytes = item.bytes;
+    const msg: PortPayload = { s: item.seq, b: bytes };
+    const transfer: ArrayBuffer[] = [bytes.buffer as ArrayBuffer];
+    if (item.buffers !== null) {
+      msg.t = item.buffers;
+      for (const b of item.buffers) transfer.push(b);
+    }
+    try {
+      this.#port.postMessage(msg, transfer);
+    } catch {
+      // A closed port: the message is dropped, as MessagePort does.
+    }
+  }
+
+  /** Writes queued messages while they fit; waits for room for the rest. */
+  flush(): void {
+    const queue = this.#queue;
+    while (this.#queueAt < queue.length) {
+      const item = queue[this.#queueAt]!;
+      if (!this.#write(item)) break;
+      queue[this.#queueAt++] = undefined as unknown as Outgoing;
+      this.#queued -= item.size;
+      item.resolve?.();
+    }
+    if (this.#queueAt === queue.length) {
+      if (queue.length !== 0) {
+        this.#queue = [];
+        this.#queueAt = 0;
+        if (!this.#host.started()) this.#host.unref();
+        this.#host.drained();
+      }
+      return;
+    }
+    if (this.#queueAt > 1024 && this.#queueAt * 2 > queue.length) {
+      this.#queue = queue.slice(this.#queueAt);
+      this.#queueAt = 0;
+    }
+    this.#armWriter();
+  }
+
+  /** The reader's `{ r: 1 }` port message (no Atomics.waitAsync): room was freed. */
+  roomFreed(): void {
+    this.#writerArmed = false;
+    this.flush();
+  }
+
+  /** Closing: what is still queued goes through the port (its ring records cannot be written now). */
+  sendQueuedThroughPort(): void {
+    for (let i = this.#queueAt; i < this.#queue.length; i++) {
+      const item = this.#queue[i]!;
+      this.postPayload(item);
+      item.resolve?.();
+    }
+    this.#queue = [];
+    this.#queueAt = 0;
+    this.#queued = 0;
+  }
+
+  /** Waits (without blocking) for the reader to free room, then flushes. */
+  #armWriter(): void {
+    const tx = this.#tx;
+    if (this.#writerArmed || tx === null || this.#host.closed()) return;
+    for (;;) {
+      const tail = Atomics.load(tx.ctrl, TAIL);
+      Atomics.store(tx.ctrl, WRITER_SLEEP, hasWaitAsync ? 1 : 2);
+      const item = this.#queue[this.#queueAt];
+      if (item === undefined) return;
+      if (this.#write(item)) {
+        Atomics.store(tx.ctrl, WRITER_SLEEP, 0);
+        this.#queue[this.#queueAt++] = undefined as unknown as Outgoing;
+        this.#queued -= item.size;
+        item.resolve?.();
+        this.flush();
+        return;
+      }
+      if (!hasWaitAsync) {
+        this.#writerArmed = true; // woken by a { r: 1 } port message
+        return;
+      }
+      const r = waitAsync!(tx.ctrl, TAIL, tail, WRITER_RECHECK_MS);
+      if (!r.async) continue;
+      this.#writerArmed = true;
+      r.value.then(() => {
+        this.#writerArmed = false;
+        if (!this.#host.closed()) this.flush();
+      });
+      return;
+    }
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * What both halves of a channel end share: the public option and event types, the port payload shape,
+ * timing constants, the transfer custom type, and the small helpers (polling, the synchronous port
+ * probe, transfer-list checks, typed errors). Web APIs only.
+ */
+
+import { type DecodeConfig, decode } from "../binary/decode.ts";
+import { type EncodeConfig, encode, encodeTransient } from "../binary/encode.ts";
+import { exhaustedError, typedStackError } from "../binary/stack.ts";
+import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
+import { DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
+import { depthOption, type ErrorsOption } from "../core/options.ts";
+import type { AnyCustomType, TypeRegistry } from "../core/registry.ts";
+import { isArrayBuffer, isDetached } from "../core/types.ts";
+import type { ChannelEnd } from "./end.ts";
+import type { HostMessagePort } from "./port.ts";
+import { HEAD } from "./ring.ts";
+
+/** What travels to the other thread to open the far end (plain data plus a MessagePort). */
+export interface ChannelHandle {
+  readonly __structuraChannel: 1;
+  /** Transfer it with the handle (`transferList: [handle.port]`); a handle opens once. */
+  readonly port: HostMessagePort;
+  /** Ring this end reads from / writes to; `null` in port mode. */
+  readonly rx: SharedArrayBuffer | null;
+  readonly tx: SharedArrayBuffer | null;
+  /** Largest payload (bytes) written into the ring; larger ones take the port. */
+  readonly maxInline: number;
+}
+
+export interface EndOptions {
+  /**
+   * Before going to sleep, a reader that has just sent something polls the ring this many
+   * microseconds for the reply (a wake-up costs more than a short poll). `receiveSync` always polls
+   * first. 0 (the default) disables polling: on a busy machine a polling thread takes the CPU the
+   * other side needs; enable it when both threads have a core of their own.
+   */
+  spinMicros?: number | undefined;
+  /** Custom types (as for `serialize`); both ends need the same ones. */
+  types?: readonly AnyCustomType[] | undefined;
+  /** Deepest nesting written and accepted. Default 1500. */
+  maxDepth?: number | undefined;
+  /** How errors are sent, as for `serialize`: `"whole"` (default) or `"structuredClone"`. */
+  errors?: ErrorsOption | undefined;
+}
+
+export interface PostOptions {
+  /** ArrayBuffers to transfer (detached here, moved without copying through the port). */
+  transfer?: readonly unknown[] | undefined;
+}
+
+export interface ChannelEvent<T = unknown> {
+  readonly type: "message" | "close" | "error" | "drain";
+  readonly target: ChannelEnd<T>;
+  /** The message (`message` events). */
+  readonly data?: T;
+  /** The error (`error` events; `close` events after a fault). */
+  readonly error?: unknown;
+}
+
+export type Listener<T> = (event: ChannelEvent<T>) => void;
+
+/** What `watch` needs of a Worker: Node's `on` (and `listenerCount`), or the Web's `addEventListener`. */
+export interface WatchedWorker {
+  // Methods, not function-typed properties: their parameters compare bivariantly, so Node's overloaded
+  // `on` and the DOM's `addEventListener` (whose listeners take an Error, an ErrorEvent) both fit.
+  on?(event: "exit" | "error", listener: (value: unknown) => void): unknown;
+  listenerCount?(event: "error"): number;
+  addEventListener?(type: "error", listener: (event: unknown) => void): unknown;
+}
+export type EventType = ChannelEvent["type"];
+
+export interface Outgoing {
+  /** The encoding; empty for a large top-level string, which travels as `text` (see #enqueue). */
+  bytes: Uint8Array;
+  text: string | null;
+  size: number;
+  seq: number;
+  buffers: ArrayBuffer[] | null;
+  resolve: (() => void) | null;
+}
+
+/** A message on the port path: sequence number, encoded bytes, transferred buffers. */
+export interface PortPayload {
+  s: number;
+  b?: Uint8Array;
+  /** A large top-level string, handed to the host's own postMessage as is. */
+  x?: string;
+  t?: ArrayBuffer[];
+}
+
+export type ReceiveOnPort = (port: MessagePort) => { message: unknown } | undefined;
+
+export const EMPTY = new Uint8Array(0);
+/** The port message that wakes a parked reader (a number: the cheapest thing to post). */
+export const DOORBELL = 1;
+/** Top-level strings longer than this (UTF-16 units) go to the host's postMessage as they are. */
+export const NATIVE_STRING = 8192;
+const TRANSFER_TYPE = "structura.channel.buffer";
+export const ITER_HIGH = 256;
+/** How long a reader that has just delivered looks for the next record before parking (see #linger). */
+export const LINGER_MS = 0.002;
+/**
+ * Asynchronous waits on a ring also end after this many milliseconds and look again. The protocol does
+ * not need it, but the stress test caught (rarely, under load, Node 20) a writer whose notified
+ * `Atomics.waitAsync` never resolved; the timeout turns such a stall into a short delay.
+ */
+export const WRITER_RECHECK_MS = 20;
+export const SYNC_SLICE_MS = 50;
+export const hasWaitAsync = typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function";
+
+export type WaitAsync = (
+  a: Int32Array,
+  i: number,
+  v: number,
+  timeout?: number,
+) => { async: false; value: string } | { async: true; value: Promise<string> };
+export const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
+
+// The buffers of the message being encoded or decoded, for the transfer custom type.
+let encodingTransfer: Map<object, number> | null = null;
+let decodingBuffers: ArrayBuffer[] | null = null;
+
+export const transferType: AnyCustomType = {
+  name: TRANSFER_TYPE,
+  test: (value: object) => encodingTransfer?.has(value) === true,
+  encode: ((value: object) => encodingTransfer!.get(value)!) as (value: never) => unknown,
+  decode: ((index: number) => {
+    const buffer = decodingBuffers?.[index];
+    if (buffer === undefined) throw new StructuraError("ERR_CHANNEL_CORRUPT", "Unknown transferred buffer.");
+    return buffer;
+  }) as (data: never) => unknown,
+};
+
+/**
+ * One end's encoder and decoder settings: the custom types and maxDepth, validated on first use (a bad
+ * maxDepth throws where `serialize` would have, at the first post). It calls the codec's entry points
+ * directly: the public wrappers re-check their options on every call, which per message is pure cost.
+ */
+export class Codec {
+  readonly #registry: TypeRegistry;
+  readonly #maxDepth: number | undefined;
+  readonly #wholeErrors: boolean;
+  #enc: EncodeConfig | null = null;
+  #dec: DecodeConfig | null = null;
+
+  /** `wholeErrors`: the `errors` option, already validated (see errorsOption). */
+  constructor(registry: TypeRegistry, maxDepth: number | undefined, wholeErrors: boolean) {
+    this.#registry = registry;
+    this.#maxDepth = maxDepth;
+    this.#wholeErrors = wholeErrors;
+  }
+
+  #encodeConfig(): EncodeConfig {
+    if (this.#enc === null) {
+      this.#enc = {
+        registry: this.#registry,
+        maxDepth: depthOption(this.#maxDepth, DEFAULT_MAX_DEPTH),
+        wholeErrors: this.#wholeErrors,
+      };
+    }
+    return this.#enc;
+  }
+
+  /** The encoding, as a view that stays valid only until the next encode (see encodeTransient). */
+  encodeTransient(value: unknown): Uint8Array {
+    try {
+      return encodeTransient(value, this.#encodeConfig());
+    } catch (error) {
+      throw typedStackError(error, exhaustedError);
+    }
+  }
+
+  /** The encoding in memory of its own (it may be transferred). */
+  encode(value: unknown): Uint8Array {
+    try {
+      return encode(value, this.#encodeConfig());
+    } catch (error) {
+      throw typedStackError(error, exhaustedError);
+    }
+  }
+
+  decode<T>(bytes: Uint8Array): T {
+    if (this.#dec === null) {
+      this.#dec = {
+        registry: this.#registry,
+        maxDepth: depthOption(this.#maxDepth, DEFAULT_MAX_DEPTH),
+        copy: true,
+      };
+    }
+    try {
+      return decode(bytes, this.#dec) as T;
+    } catch (error) {
+      throw typedStackError(error, exhaustedError);
+    }
+  }
+}
+
+/** Encodes `value` with `buffers` (already validated) written as indexes into the transfer list. */
+export function encodeWithTransfer(value: unknown, codec: Codec, buffers: ArrayBuffer[]): Uint8Array {
+  encodingTransfer = new Map(buffers.map((b, i) => [b, i]));
+  try {
+    return codec.encode(value);
+  } finally {
+    encodingTransfer = null;
+  }
+}
+
+/** Decodes bytes whose transfer-type references index `buffers`. */
+export function decodeWithTransfer<T>(bytes: Uint8Array, codec: Codec, buffers: ArrayBuffer[]): T {
+  decodingBuffers = buffers;
+  try {
+    return codec.decode<T>(bytes);
+  } finally {
+    decodingBuffers = null;
+  }
+}
+
+/** Polls HEAD for up to `ms`; true when it moved away from `head`. */
+export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
+  const end = performance.now() + ms;
+  do {
+    for (let i = 0; i < 64; i++) if (Atomics.load(ctrl, HEAD) !== head) return true;
+  } while (performance.now() < end);
+  return false;
+}
+
+let receiveOnPortHook: ReceiveOnPort | null | undefined;
+export function receiveOnPort(): ReceiveOnPort | null {
+  if (receiveOnPortHook !== undefined) return receiveOnPortHook;
+  receiveOnPortHook = null;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof proc?.getBuiltinModule === "function") {
+    try {
+      const wt = proc.getBuiltinModule("node:worker_threads") as { receiveMessageOnPort?: ReceiveOnPort };
+      if (typeof wt?.receiveMessageOnPort === "function") receiveOnPortHook = wt.receiveMessageOnPort;
+    } catch {
+      // no synchronous port access
+    }
+  }
+  return receiveOnPortHook;
+}
+
+/** Validates a transfer list: only ArrayBuffers (the binary format carries no host objects). */
+export function transferList(list: unknown): ArrayBuffer[] | null {
+  if (list === undefined || list === null) return null;
+  if (typeof (list as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
+    throw new TypeError("The transfer option must be an iterable of objects.");
+  }
+  const out: ArrayBuffer[] = [];
+  for (const item of list as Iterable<unknown>) {
+    if ((typeof item !== "object" && typeof item !== "function") || item === null) {
+      throw new TypeError(`Transfer list entries must be objects, got ${describeValue(item)}.`);
+    }
+    if (!isArrayBuffer(item)) throw new DataCloneError(`${describeValue(item)} is not transferable.`);
+    if (out.includes(item)) throw new DataCloneError("Transfer list contains a duplicate entry.");
+    if (isDetached(item)) throw new DataCloneError("An ArrayBuffer in the transfer list is detached.");
+    out.push(item);
+  }
+  return out.length === 0 ? null : out;
+}
+
+export function closedError(): StructuraError {
+  return new StructuraError("ERR_CHANNEL_CLOSED", "The channel is closed.");
+}
+
+export function corrupt(message: string, cause?: unknown): StructuraError {
+  return new StructuraError("ERR_CHANNEL_CORRUPT", message, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * What the receive path reports: its own StructuraErrors as they are; anything else (a host error
+ * nobody foresaw) wrapped, so `receiveSync` and the `error` event only ever carry a typed error.
+ */
+export function typedFailure(error: unknown): StructuraError {
+  return error instanceof StructuraError ? error : corrupt("Receiving from the channel failed.", error);
+}
+
+export function isPayload(data: unknown): data is PortPayload {
+  return (
+    typeof data === "object" &&
+    data !== null &&
+    typeof (data as PortPayload).s === "number" &&
+    ((data as PortPayload).b instanceof Uint8Array || typeof (data as PortPayload).x === "string")
+  );
+}
