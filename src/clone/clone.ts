@@ -32,7 +32,7 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, type Copier, compileCopier, type Shape, shapeFor } from "./shapes.ts";
+import { COMPILE_AFTER, type Copier, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
 import { annotate, CloneState, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
@@ -139,24 +139,21 @@ export function cloneObject(value: object, state: CloneState): object {
  */
 function cloneRecord(value: object, state: CloneState): object {
   const keys = keysOf(value);
+  // The shape used last first (arrays of records hit it every time), then the process-wide cache by
+  // first key (see ./shapes.ts), which stays useful with many shapes interleaved.
   let shape = state.shape;
   if (shape === null || !sameKeys(shape.keys, keys)) {
-    // Records nest (an order holding a customer): keep the last two shapes at hand.
-    const other = state.otherShape;
-    if (other !== null && sameKeys(other.keys, keys)) {
-      state.otherShape = shape;
-      shape = other;
-    } else {
-      state.otherShape = shape;
-      shape = shapeFor(keys);
-    }
+    shape = shapeFor(keys);
     state.shape = shape;
   }
   if (shape !== null) return copyWithShape(shape, value, state);
   return clonePlainChecked(value, keys, state);
 }
 
-/** A record through its shape's copier; the first few go through the generic loop, counting the uses. */
+/**
+ * A record through its shape's compiled copier, or the generic loop until there is one (the first few
+ * uses, counted here) or for good (code generation off or refused, or the compile budget spent).
+ */
 function copyWithShape(shape: Shape, source: object, state: CloneState): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state);
@@ -164,14 +161,8 @@ function copyWithShape(shape: Shape, source: object, state: CloneState): object 
   return clonePlain(source, shape.keys, state);
 }
 
+/** The copier of a shape that is not compiled: the generic loop over its keys, read afresh. */
 const genericCopy: Copier = (source, state) => clonePlain(source, keysOf(source), state);
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  const n = a.length;
-  if (n !== b.length) return false;
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * An object without a shape: no keys, index-like keys, a `__proto__` key, too many keys. That is also

@@ -19,6 +19,8 @@ export interface Shape {
   uses: number;
   /** null until compiled; the generic loop once compilation was refused or the shape is not compilable. */
   copy: Copier | null;
+  /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
+  readonly next: Shape | null;
 }
 
 /**

@@ -2,7 +2,9 @@
  * The clone's shape cache is bounded in bytes, not only in entries: objects with long keys (keys can
  * come from a parsed request body) must not let the cache hold memory without end.
  */
+import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
+import { clone } from "../../src/index.ts";
 import { runLimited } from "../limits/harness.ts";
 
 describe("clone shape cache", () => {
@@ -27,5 +29,39 @@ describe("clone shape cache", () => {
     expect(run.outcome, run.stderr).toBe("ok");
     // Without a byte bound the cache keeps 2 × 60 KB of key text per shape: about 240 MB here.
     expect((run.result as { grown: number }).grown).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it("many shapes sharing a first key, interleaved, past the per-key bound: exact copies", () => {
+    // 40 key lists with the same first key (the cache keeps 16 per first key; the rest take the
+    // generic loop), each repeated so that cached ones get compiled; interleaved so no last-shape hit.
+    const value: Record<string, unknown>[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (let t = 0; t < 40; t++) {
+        const o: Record<string, unknown> = { id: round * 40 + t };
+        for (let k = 0; k <= t % 7; k++) o[`f${t}_${k}`] = k % 2 ? `v${k}` : { n: k };
+        value.push(o);
+      }
+    }
+    for (let pass = 0; pass < 3; pass++) {
+      const copy = clone(value);
+      expect(isDeepStrictEqual(copy, structuredClone(value))).toBe(true);
+      expect(copy[3]).not.toBe(value[3]);
+      expect(copy.map((o) => Object.keys(o).join())).toEqual(value.map((o) => Object.keys(o).join()));
+    }
+  });
+
+  it("shapes past the compile budget (300 record types rotating) still clone exactly", () => {
+    const value: Record<string, unknown>[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const t = i % 300;
+      const o: Record<string, unknown> = {};
+      for (let k = 0; k < 3 + (t % 4); k++) o[`r${t}_${k}`] = k === 1 ? [i] : i * k;
+      value.push(o);
+    }
+    for (let pass = 0; pass < 3; pass++) {
+      const copy = clone(value);
+      expect(isDeepStrictEqual(copy, structuredClone(value))).toBe(true);
+      expect(copy[7]!.r7_1).not.toBe(value[7]!.r7_1);
+    }
   });
 });
