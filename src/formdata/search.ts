@@ -10,6 +10,8 @@ const CR = 0x0d;
 const LF = 0x0a;
 const EMPTY = new Uint8Array(0);
 
+/** find checks the windows starting in its first SHORT bytes one by one, without the shift table. */
+const SHORT = 64;
 /** From this many bytes, the delimiter search runs four cursors at once (see find). */
 const MULTI_CURSOR = 4096;
 /** Longest range one four-cursor pass covers (see find); a 64 KiB network chunk is one block. */
@@ -18,10 +20,12 @@ const FIND_BLOCK = 64 * 1024;
 const PROBE = 1024;
 
 export class DelimiterSearch {
+  readonly #delimiter: Delimiter;
   readonly #pat: Uint8Array;
   readonly #m: number;
-  readonly #shift: Uint16Array;
-  readonly #words: Uint32Array;
+  /** The delimiter's Horspool table, fetched on the first search that gets past SHORT bytes. */
+  #shift: Uint8Array;
+  readonly #words: Int32Array;
   #buf: Uint8Array = EMPTY;
   /**
    * The same bytes as #buf, for comparing 4 bytes per load (unaligned little-endian reads). Made on
@@ -31,9 +35,10 @@ export class DelimiterSearch {
   #view: DataView | null = null;
 
   constructor(delimiter: Delimiter) {
+    this.#delimiter = delimiter;
     this.#pat = delimiter.bytes;
     this.#m = delimiter.bytes.length;
-    this.#shift = delimiter.shift;
+    this.#shift = EMPTY;
     this.#words = delimiter.words;
   }
 
@@ -60,12 +65,23 @@ export class DelimiterSearch {
     if (buf[start] !== CR || buf[start + 1] !== LF) return false;
     const words = this.#words;
     const view = this.view();
-    for (let w = 0; w < words.length; w++) if (view.getUint32(start + 4 * w, true) !== words[w]) return false;
+    for (let w = 0; w < words.length; w++) if (view.getInt32(start + 4 * w, true) !== words[w]) return false;
     const pat = this.#pat;
     // The words may already cover the last byte (length divisible by 4), which matched anyway.
     const last = this.#m - 1;
     for (let j = words.length * 4; j < last; j++) if (buf[start + j] !== pat[j]) return false;
     return true;
+  }
+
+  /** Windows starting in [from, limit - m + 1), checked one by one from their first byte; index or -1. */
+  #findShort(buf: Uint8Array, from: number, limit: number): number {
+    const last = this.#m - 1;
+    const lastByte = this.#pat[last]!;
+    const stop = limit - last;
+    for (let s = from; s < stop; s++) {
+      if (buf[s] === CR && buf[s + last] === lastByte && this.#matchesAt(buf, s)) return s;
+    }
+    return -1;
   }
 
   /** Horspool search over windows starting in [from, limit - m + 1), one cursor; index or -1. */
@@ -93,6 +109,15 @@ export class DelimiterSearch {
    * earliest match still wins: a later quarter's match is kept until the earlier quarters are done.
    */
   find(buf: Uint8Array, from: number, end: number): number {
+    // Most searches end within a few bytes (a form field's value): those look for the CR that starts
+    // every delimiter, byte by byte, and never need the shift table, which a body of small fields
+    // then does not pay for.
+    const shortEnd = from + SHORT + this.#m - 1;
+    if (shortEnd >= end) return this.#findShort(buf, from, end);
+    const j = this.#findShort(buf, from, shortEnd);
+    if (j !== -1) return j;
+    from += SHORT;
+    if (this.#shift === EMPTY) this.#shift = this.#delimiter.shift();
     if (end - from < MULTI_CURSOR) return this.#find1(buf, from, end);
     // Ranges overlap by m - 1 bytes so that every window start is covered once.
     const overlap = this.#m - 1;
