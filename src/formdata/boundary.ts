@@ -112,9 +112,9 @@ export function contentTypeFor(boundary: string, generated: boolean): string {
 //
 // Every request carries a boundary of its own, so what is set up per body has to be cheap for a
 // boundary never seen before: the common Content-Type shape is read without the general MIME parser,
-// the pattern is a small Uint8Array (V8 keeps typed arrays up to 64 bytes on the JS heap, with no
-// backing store to allocate), its words are a plain array, and the Horspool table (256 entries, an
-// off-heap allocation) is built only when a search first runs over enough bytes to use it.
+// the pattern and its words are small typed arrays (V8 keeps typed arrays up to 64 bytes on the JS
+// heap, with no backing store to allocate), and the Horspool table (256 entries, an off-heap
+// allocation) is built only when a search first runs over enough bytes to use it.
 
 /** Longest boundary accepted when parsing; RFC 2046 says 70, real clients stay far below 256. */
 const MAX_PARSE_BOUNDARY = 256;
@@ -128,7 +128,7 @@ export class Delimiter {
   /**
    * `bytes` as little-endian 32-bit words (the last bytes%4 bytes left out), to verify a match 4
    * bytes at a time. Int32 so that a word compares with DataView.getInt32 as a small integer; at
-   * most 64 bytes for boundaries up to 252 bytes, so it lives on the JS heap too.
+   * most 64 bytes for boundaries up to 60 bytes (every generated one), so it lives on the JS heap too.
    */
   readonly words: Int32Array;
   #shift: Uint8Array | null = null;
