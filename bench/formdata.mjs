@@ -587,6 +587,26 @@ target("10,000 small fields ≥ 5× faster than the best peer", () => {
   };
 });
 
+// Issue 20: on every body kind, structura's faster entry point against the best peer, on means (all
+// runs, GC included).
+for (const bodyName of Object.keys(bodies)) {
+  target(`${bodyName}: parsed ≥ 1.2× faster than the best peer (means)`, () => {
+    const results = throughput[bodyName];
+    if (!results) return { status: "SKIP", detail: "case filtered out" };
+    const mine = results.filter((r) => r.name.startsWith("structura") && r.stats);
+    const peers = results.filter((r) => !r.name.startsWith("structura") && r.stats);
+    if (mine.length === 0 || peers.length === 0) return { status: "SKIP", detail: "not measured" };
+    const fastest = (list) => list.reduce((a, b) => (a.stats.avg <= b.stats.avg ? a : b));
+    const ours = fastest(mine);
+    const best = fastest(peers);
+    const ratio = best.stats.avg / ours.stats.avg;
+    return {
+      status: ratio >= 1.2 ? "PASS" : "MISS",
+      detail: `${formatRatio(ratio)}: ${ours.name} ${formatTime(ours.stats.avg)} vs ${best.name} ${formatTime(best.stats.avg)}`,
+    };
+  });
+}
+
 target("128 MB Blob encoded with < 10% extra peak memory", () => {
   const ours = blobResults.find((r) => r.name === "structura body.stream()");
   if (!ours?.extra) return { status: "SKIP", detail: ours?.error ?? "case filtered out" };
