@@ -11,10 +11,48 @@ import FastifyBusboy from "@fastify/busboy";
 import { MultipartParser } from "@mjackson/multipart-parser";
 import busboy from "busboy";
 import * as multipasta from "multipasta";
+import { prng } from "../lib/random.mjs";
 
-/** A browser-style boundary (Chrome/WebKit shape, 38 characters). */
-export const BOUNDARY = "----WebKitFormBoundary7MA4YWxkTrZu0gW";
-export const CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
+// ---------------------------------------------------------------------------------------------------
+// boundaries
+//
+// Every request carries a boundary of its own, so every multipart case parses bodies whose boundary
+// the parser has not seen before: each timed call takes the next body of a rotation (or a body built
+// for that run), and the boundaries come from the generators real clients use, in turn:
+//   Chrome/Safari (WebKit):  "----WebKitFormBoundary" + 16 alphanumeric characters
+//   Firefox:                 "----geckoformboundary" + 32 hex digits (two random 64-bit values)
+//   undici (Node's fetch):   "----formdata-undici-0" + 11 decimal digits
+//   Bun:                     "----WebKitFormBoundary" + 32 hex digits
+// (undici's and Bun's read off `new Response(formData)` in Node 20 and Bun 1.4; WebKit's and
+// Firefox's as their sources write them.)
+
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const HEX = "0123456789abcdef";
+const DIGITS = "0123456789";
+
+function pick(alphabet, n, random) {
+  let s = "";
+  for (let i = 0; i < n; i++) s += alphabet[Math.floor(random() * alphabet.length)];
+  return s;
+}
+
+export const BOUNDARY_SHAPES = [
+  ["Chrome", (random) => `----WebKitFormBoundary${pick(ALNUM, 16, random)}`],
+  ["Firefox", (random) => `----geckoformboundary${pick(HEX, 32, random)}`],
+  ["undici", (random) => `----formdata-undici-0${pick(DIGITS, 11, random)}`],
+  ["Bun", (random) => `----WebKitFormBoundary${pick(HEX, 32, random)}`],
+];
+
+/** `count` distinct boundaries, the four shapes in turn (deterministic). */
+export function makeBoundaries(count, seed = 0x5eed) {
+  const random = prng(seed);
+  const out = [];
+  for (let i = 0; i < count; i++) out.push(BOUNDARY_SHAPES[i % BOUNDARY_SHAPES.length][1](random));
+  return out;
+}
+
+export const contentTypeOf = (boundary) => `multipart/form-data; boundary=${boundary}`;
+
 export const CHUNK = 64 * 1024;
 
 /** Deterministic pseudo-random bytes (xorshift32): realistic CR/LF/dash density for binary files. */
@@ -30,38 +68,148 @@ function randomBytes(size, seed) {
   return new Uint8Array(words.buffer, 0, size);
 }
 
-/** 100 MB: four 25 MB binary files. */
-export function largeFilesBody() {
-  const size = 25 * 1024 * 1024;
+/** Contents made once per process and shared by every body built around them (only the boundary differs). */
+const contents = new Map();
+function content(key, make) {
+  let c = contents.get(key);
+  if (c === undefined) contents.set(key, (c = make()));
+  return c;
+}
+
+/** A body of files: each `[filename, type, bytes]`, between delimiters of `boundary`. */
+function filesBody(boundary, files) {
   const parts = [];
-  for (let f = 0; f < 4; f++) {
+  let fileBytes = 0;
+  files.forEach(([filename, type, bytes], f) => {
     parts.push(
       Buffer.from(
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file${f}"; filename="upload-${f}.bin"\r\n` +
-          "Content-Type: application/octet-stream\r\n\r\n",
+        `--${boundary}\r\nContent-Disposition: form-data; name="file${f}"; filename="${filename}"\r\n` +
+          `Content-Type: ${type}\r\n\r\n`,
       ),
-      randomBytes(size, 0x9e3779b9 + f),
+      bytes,
       Buffer.from("\r\n"),
     );
+    fileBytes += bytes.length;
+  });
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), expect: { files: files.length, fileBytes, fields: 0, fieldChars: 0 } };
+}
+
+/** 100 MB: four 25 MB binary files. */
+export function largeFilesBody(boundary) {
+  const size = 25 * 1024 * 1024;
+  const files = content("binary", () => [0, 1, 2, 3].map((f) => randomBytes(size, 0x9e3779b9 + f)));
+  return filesBody(
+    boundary,
+    files.map((bytes, f) => [`upload-${f}.bin`, "application/octet-stream", bytes]),
+  );
+}
+
+const WORDS = (
+  "the of and to in is that for it as was with be by on not he this are or his from at which but have an " +
+  "they you were her she there been one all we their has would when if so no will more can its about into " +
+  "than them some could time these two may then do first any my now such like our over man me even most " +
+  "made after also did many before must through back years where much your way well down should because " +
+  "each just those people how too little state good very make world still own see men work long get here " +
+  "between both life being under never day same another know while last might us great old year off come " +
+  "since against go came right used take three request response buffer parser boundary stream chunk value " +
+  "function return const let await async import export default class interface error limit header"
+).split(" ");
+
+/**
+ * Text as people upload it (notes, Markdown, logs, source): lines of words with punctuation, blank
+ * lines, bullet lines starting with "- ", rules of dashes ("---") and "--" inside sentences, so that
+ * LF, "-" and the letters of the boundaries all occur as often as in real text. `eol` ends every line.
+ */
+function textBytes(size, seed, eol) {
+  const random = prng(seed);
+  const lines = [];
+  let n = 0;
+  while (n < size) {
+    const r = random();
+    let line;
+    if (r < 0.06) line = "";
+    else if (r < 0.08) line = "---";
+    else {
+      const words = 4 + Math.floor(random() * 14);
+      const out = r < 0.25 ? ["-"] : [];
+      for (let w = 0; w < words; w++) {
+        let word = WORDS[Math.floor(random() * WORDS.length)];
+        if (w === 0) word = word[0].toUpperCase() + word.slice(1);
+        const p = random();
+        if (p < 0.05) word += ",";
+        else if (p < 0.07) word += " --";
+        else if (p < 0.08) word = `${word}-${WORDS[Math.floor(random() * WORDS.length)]}`;
+        out.push(word);
+      }
+      line = `${out.join(" ")}.`;
+    }
+    lines.push(line);
+    n += line.length + eol.length;
   }
-  parts.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return { body: Buffer.concat(parts), expect: { files: 4, fileBytes: 4 * size, fields: 0, fieldChars: 0 } };
+  return Buffer.from(lines.join(eol) + eol, "latin1").subarray(0, size);
+}
+
+/** 16 MB of text: four 4 MiB text files with the given line ends. */
+function textFilesBody(boundary, eol) {
+  const size = 4 * 1024 * 1024;
+  const files = content(`text${eol.length}`, () => [0, 1, 2, 3].map((f) => textBytes(size, 0x7e57 + f, eol)));
+  return filesBody(
+    boundary,
+    files.map((bytes, f) => [`notes-${f}.md`, "text/markdown", bytes]),
+  );
 }
 
 /** 10,000 small text fields, as a long HTML form or an API batch sends them. */
-export function smallFieldsBody(count = 10_000) {
+export function smallFieldsBody(boundary, count = 10_000) {
   let s = "";
   let fieldChars = 0;
   for (let i = 0; i < count; i++) {
     const value = `value ${i}`;
     fieldChars += value.length;
-    s += `--${BOUNDARY}\r\nContent-Disposition: form-data; name="field${i}"\r\n\r\n${value}\r\n`;
+    s += `--${boundary}\r\nContent-Disposition: form-data; name="field${i}"\r\n\r\n${value}\r\n`;
   }
-  s += `--${BOUNDARY}--\r\n`;
+  s += `--${boundary}--\r\n`;
   return { body: Buffer.from(s), expect: { files: 0, fileBytes: 0, fields: count, fieldChars } };
 }
 
-export const bodies = { "100 MB, four 25 MB files": largeFilesBody, "10,000 small fields": smallFieldsBody };
+/** The bodies, each built around a given boundary. */
+export const bodies = {
+  "100 MB, four 25 MB files": largeFilesBody,
+  "16 MB of text files, LF line ends": (boundary) => textFilesBody(boundary, "\n"),
+  "16 MB of text files, CRLF line ends": (boundary) => textFilesBody(boundary, "\r\n"),
+  "10,000 small fields": smallFieldsBody,
+};
+
+/**
+ * Inputs for a body kind, each with a boundary of its own: `next()` gives the next one. Bodies up to
+ * 32 MB are built up front, `rotation` of them, and taken in turn; larger ones are built on demand
+ * (one at a time, the previous one dropped), so that each timed run still meets a new boundary.
+ */
+export function inputsOf(bodyName, rotation = 8, seed = 0x5eed) {
+  const build = bodies[bodyName];
+  const boundaries = makeBoundaries(Math.max(rotation, 64), seed);
+  const make = (i) => {
+    const boundary = boundaries[i % boundaries.length];
+    const { body, expect } = build(boundary);
+    return { body, expect, chunks: chunksOf(body), boundary, contentType: contentTypeOf(boundary) };
+  };
+  const first = make(0);
+  const pool = first.body.length <= 32 * 1024 * 1024 ? [first] : null;
+  if (pool) for (let i = 1; i < rotation; i++) pool.push(make(i));
+  let at = 0;
+  let current = first;
+  return {
+    first,
+    next() {
+      at++;
+      if (pool) return pool[at % pool.length];
+      current = null;
+      current = make(at);
+      return current;
+    },
+  };
+}
 
 export function chunksOf(body) {
   const chunks = [];
@@ -105,9 +253,9 @@ async function summarizeForm(form) {
  */
 export function makeParsers(structura) {
   return {
-    "structura parseMultipart": async ({ chunks }) => {
+    "structura parseMultipart": async ({ chunks, contentType }) => {
       const s = summary();
-      for await (const part of structura.parseMultipart(requestStream(chunks), CONTENT_TYPE, NO_LIMITS)) {
+      for await (const part of structura.parseMultipart(requestStream(chunks), contentType, NO_LIMITS)) {
         if (part.kind === "field") {
           s.fields++;
           s.fieldChars += part.value.length;
@@ -118,15 +266,15 @@ export function makeParsers(structura) {
       }
       return s;
     },
-    "structura parseFormData": async ({ chunks }) =>
-      summarizeForm(await structura.parseFormData(requestStream(chunks), CONTENT_TYPE, NO_LIMITS)),
-    "Response.formData()": async ({ body }) =>
-      summarizeForm(await new Response(body, { headers: { "content-type": CONTENT_TYPE } }).formData()),
-    busboy: ({ chunks }) =>
+    "structura parseFormData": async ({ chunks, contentType }) =>
+      summarizeForm(await structura.parseFormData(requestStream(chunks), contentType, NO_LIMITS)),
+    "Response.formData()": async ({ body, contentType }) =>
+      summarizeForm(await new Response(body, { headers: { "content-type": contentType } }).formData()),
+    busboy: ({ chunks, contentType }) =>
       new Promise((resolve, reject) => {
         const s = summary();
         const bb = busboy({
-          headers: { "content-type": CONTENT_TYPE },
+          headers: { "content-type": contentType },
           limits: { fieldSize: Infinity, fields: Infinity, parts: Infinity },
         });
         bb.on("field", (_name, value) => {
@@ -143,11 +291,11 @@ export function makeParsers(structura) {
         bb.on("error", reject);
         requestStream(chunks).pipe(bb);
       }),
-    "@fastify/busboy": ({ chunks }) =>
+    "@fastify/busboy": ({ chunks, contentType }) =>
       new Promise((resolve, reject) => {
         const s = summary();
         const bb = new FastifyBusboy({
-          headers: { "content-type": CONTENT_TYPE },
+          headers: { "content-type": contentType },
           limits: { fieldSize: Infinity, fields: Infinity, parts: Infinity },
         });
         bb.on("field", (_name, value) => {
@@ -164,10 +312,10 @@ export function makeParsers(structura) {
         bb.on("error", reject);
         requestStream(chunks).pipe(bb);
       }),
-    "@mjackson/multipart-parser": async ({ chunks }) => {
+    "@mjackson/multipart-parser": async ({ chunks, boundary }) => {
       // Buffers each part's content until the part ends (its API yields complete parts).
       const s = summary();
-      const parser = new MultipartParser(BOUNDARY, { maxFileSize: Infinity, maxHeaderSize: 64 * 1024 });
+      const parser = new MultipartParser(boundary, { maxFileSize: Infinity, maxHeaderSize: 64 * 1024 });
       for await (const chunk of requestStream(chunks)) {
         for (const part of parser.write(chunk)) {
           if (part.isFile) {
@@ -182,11 +330,11 @@ export function makeParsers(structura) {
       parser.finish();
       return s;
     },
-    multipasta: ({ chunks }) =>
+    multipasta: ({ chunks, contentType }) =>
       new Promise((resolve, reject) => {
         const s = summary();
         const parser = multipasta.make({
-          headers: { "content-type": CONTENT_TYPE },
+          headers: { "content-type": contentType },
           maxParts: Infinity,
           maxTotalSize: Infinity,
           maxPartSize: Infinity,

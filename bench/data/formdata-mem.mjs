@@ -17,7 +17,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { FormDataEncoder } from "form-data-encoder";
 import { isBun, loadBuilt } from "../lib/harness.mjs";
-import { bodies, chunksOf, makeParsers } from "./formdata-cases.mjs";
+import { inputsOf, makeParsers } from "./formdata-cases.mjs";
 
 const structura = await loadBuilt(
   () => import("../../dist/formdata.js"),
@@ -50,11 +50,16 @@ function resetPeak() {
   return status().rss;
 }
 
-async function measure(operation, runs) {
+/**
+ * `prepare()` makes the input of one run (untimed, before the run: a body with a new boundary);
+ * `operation(input)` is the run.
+ */
+async function measure(prepare, operation, runs) {
+  let input = prepare();
   await settle();
   const baseline = resetPeak();
   const started = performance.now();
-  const result = await operation();
+  const result = await operation(input);
   const first = performance.now() - started;
   const { hwm } = status();
   const times = [first];
@@ -62,10 +67,12 @@ async function measure(operation, runs) {
     times.length = 0;
     // Warm-up: at least 3 runs and half a second, so every parser is measured with optimized code.
     const warmUntil = performance.now() + 500;
-    for (let i = 0; i < 3 || performance.now() < warmUntil; i++) await operation();
+    for (let i = 0; i < 3 || performance.now() < warmUntil; i++) await operation(prepare());
     for (let i = 0; i < runs; i++) {
+      input = null;
+      input = prepare();
       const t = performance.now();
-      await operation();
+      await operation(input);
       times.push(performance.now() - t);
     }
   }
@@ -100,10 +107,14 @@ const [mode, ...args] = process.argv.slice(2);
 let outcome;
 if (mode === "parse") {
   const [bodyName, parserName, runs = "7"] = args;
-  const { body } = bodies[bodyName]();
-  const chunks = chunksOf(body);
+  // Every run parses a body with a boundary of its own (see inputsOf in formdata-cases.mjs).
+  const inputs = inputsOf(bodyName);
   const parse = makeParsers(structura)[parserName];
-  outcome = await measure(() => parse({ body, chunks }), Number(runs));
+  outcome = await measure(
+    () => inputs.next(),
+    (input) => parse(input),
+    Number(runs),
+  );
 } else if (mode === "blob") {
   const [encoderName] = args;
   // One 128 MB part, as `new Blob([bytes])` makes it; the source array is dropped before measuring.
@@ -112,7 +123,11 @@ if (mode === "parse") {
   bytes = null;
   const form = new FormData();
   form.append("file", blob, "big.bin");
-  outcome = await measure(() => encoders[encoderName](form), 1);
+  outcome = await measure(
+    () => form,
+    (f) => encoders[encoderName](f),
+    1,
+  );
   outcome.blobSize = BLOB_SIZE;
 } else {
   console.error("usage: formdata-mem.mjs parse <body> <parser> | blob <encoder>");

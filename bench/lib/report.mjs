@@ -97,11 +97,15 @@ function renderLong(report) {
     ...new Set(report.cases.flatMap((c) => c.results.flatMap((r) => Object.keys(r.extra ?? {})))),
   ];
   const out = header(report);
+  // Benchmarks created with `means: true` also show each mean (all samples, GC pauses included) and
+  // its ratio to the baseline's mean.
+  const means = report.settings.means === true;
   out.push(
-    `| case | implementation | median | ${keys.map((k) => EXTRA_LABELS[k] ?? k).join(" | ")}${keys.length ? " | " : ""}vs ${esc(baseline)} |`,
-    `| --- | --- | --: | ${keys.map(() => "--: | ").join("")}--: |`,
+    `| case | implementation | median | ${means ? "mean | " : ""}${keys.map((k) => EXTRA_LABELS[k] ?? k).join(" | ")}${keys.length ? " | " : ""}vs ${esc(baseline)}${means ? ` | vs ${esc(baseline)} (means)` : ""} |`,
+    `| --- | --- | --: | ${means ? "--: | " : ""}${keys.map(() => "--: | ").join("")}--: |${means ? " --: |" : ""}`,
   );
   for (const c of report.cases) {
+    const baseAvg = c.results.find((r) => r.name === baseline)?.avg;
     c.results.forEach((r, i) => {
       const name = i === 0 ? `\`${esc(c.name)}\`` : "";
       const extras = keys.map((k) => formatExtra(k, r.extra?.[k]));
@@ -110,14 +114,26 @@ function renderLong(report) {
       const ratio =
         r.error !== undefined ? esc(r.error) : isBase || r.ratio === undefined ? "" : formatRatio(r.ratio);
       const note = r.note ? ` (${esc(r.note)})` : "";
+      const mean =
+        r.error !== undefined || r.avg === undefined
+          ? ""
+          : isBase
+            ? `**${formatTime(r.avg)}**`
+            : formatTime(r.avg);
+      const meanRatio =
+        r.error !== undefined || isBase || !baseAvg || r.avg === undefined
+          ? ""
+          : formatRatio(r.avg / baseAvg);
       out.push(
-        `| ${name} | ${esc(r.name)}${note} | ${median} | ${extras.map((e) => `${e} | `).join("")}${ratio} |`,
+        `| ${name} | ${esc(r.name)}${note} | ${median} | ${means ? `${mean} | ` : ""}${extras.map((e) => `${e} | `).join("")}${ratio} |${means ? ` ${meanRatio} |` : ""}`,
       );
     });
   }
   out.push(
     "",
-    `Medians; the last column is each implementation's time relative to ${baseline}'s on the same case (above 1× means ${baseline} is faster).`,
+    means
+      ? `Medians and means (all samples, GC pauses included); the last two columns are each implementation's median and mean relative to ${baseline}'s on the same case (above 1× means ${baseline} is faster).`
+      : `Medians; the last column is each implementation's time relative to ${baseline}'s on the same case (above 1× means ${baseline} is faster).`,
   );
   out.push(...targetRows(report));
   return out.join("\n");

@@ -109,27 +109,69 @@ export function contentTypeFor(boundary: string, generated: boolean): string {
 
 // ---------------------------------------------------------------------------------------------------
 // parsing
-
-/** The byte pattern the scanner looks for, with its Horspool shift table. */
-export interface Delimiter {
-  /** The boundary as given in the Content-Type. */
-  readonly boundary: string;
-  /** CRLF "--" boundary, UTF-8 encoded. */
-  readonly bytes: Uint8Array;
-  /** Horspool shift for every byte value: how far the window may move when it ends on that byte. */
-  readonly shift: Uint16Array;
-  /** `bytes` as little-endian 32-bit words (the last bytes%4 bytes left out), to verify a match 4 at a time. */
-  readonly words: Uint32Array;
-}
+//
+// Every request carries a boundary of its own, so what is set up per body has to be cheap for a
+// boundary never seen before: the common Content-Type shape is read without the general MIME parser,
+// the pattern and its words are small typed arrays (V8 keeps typed arrays up to 64 bytes on the JS
+// heap, with no backing store to allocate), and the Horspool table (256 entries, an off-heap
+// allocation) is built only when a search first runs over enough bytes to use it.
 
 /** Longest boundary accepted when parsing; RFC 2046 says 70, real clients stay far below 256. */
 const MAX_PARSE_BOUNDARY = 256;
 
+/** The byte pattern the scanner looks for: CRLF "--" boundary. */
+export class Delimiter {
+  /** The boundary as given in the Content-Type. */
+  readonly boundary: string;
+  /** CRLF "--" boundary, UTF-8 encoded. */
+  readonly bytes: Uint8Array;
+  /**
+   * `bytes` as little-endian 32-bit words (the last bytes%4 bytes left out), to verify a match 4
+   * bytes at a time. Int32 so that a word compares with DataView.getInt32 as a small integer; at
+   * most 64 bytes for boundaries up to 60 bytes (every generated one), so it lives on the JS heap too.
+   */
+  readonly words: Int32Array;
+  #shift: Uint8Array | null = null;
+
+  constructor(boundary: string, bytes: Uint8Array) {
+    this.boundary = boundary;
+    this.bytes = bytes;
+    const words = new Int32Array(bytes.length >> 2);
+    for (let w = 0, at = 0; w < words.length; w++, at += 4) {
+      words[w] = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+    }
+    this.words = words;
+  }
+
+  /**
+   * Horspool shift for every byte value: how far the window may move when it ends on that byte.
+   * Capped at 255 (a shorter shift is always safe), so one byte per entry. Built on first use and
+   * then kept: it depends on the pattern only.
+   */
+  shift(): Uint8Array {
+    let shift = this.#shift;
+    if (shift === null) {
+      const bytes = this.bytes;
+      const m = bytes.length;
+      shift = new Uint8Array(256).fill(Math.min(m, 255));
+      for (let i = 0; i < m - 1; i++) {
+        const d = m - 1 - i;
+        shift[bytes[i]!] = Math.min(d, 255);
+      }
+      this.#shift = shift;
+    }
+    return shift;
+  }
+}
+
+function tooLong(): DecodeError {
+  return new DecodeError("ERR_MULTIPART", `the boundary is longer than ${MAX_PARSE_BOUNDARY} bytes`);
+}
+
+/** The delimiter for a boundary taken from the general MIME parser (any code points it lets through). */
 function compile(boundary: string): Delimiter {
   const encoded = encodeUtf8(boundary);
-  if (encoded.length > MAX_PARSE_BOUNDARY) {
-    throw new DecodeError("ERR_MULTIPART", `the boundary is longer than ${MAX_PARSE_BOUNDARY} bytes`);
-  }
+  if (encoded.length > MAX_PARSE_BOUNDARY) throw tooLong();
   const bytes = new Uint8Array(encoded.length + 4);
   bytes[0] = 0x0d;
   bytes[1] = 0x0a;
@@ -143,17 +185,43 @@ function compile(boundary: string): Delimiter {
       throw new DecodeError("ERR_MULTIPART", "the boundary contains CR or LF");
     }
   }
-  const m = bytes.length;
-  const shift = new Uint16Array(256).fill(m);
-  for (let i = 0; i < m - 1; i++) shift[bytes[i]!] = m - 1 - i;
-  const words = new Uint32Array(m >> 2);
-  const view = new DataView(bytes.buffer);
-  for (let w = 0; w < words.length; w++) words[w] = view.getUint32(4 * w, true);
-  return { boundary, bytes, shift, words };
+  return new Delimiter(boundary, bytes);
 }
 
-// One-entry caches: the same Content-Type string always yields the same delimiter, and clients that
-// talk to one server repeatedly (and every benchmark) send the same one.
+/**
+ * The Content-Type every client sends: `multipart/form-data; boundary=B`, B a token or a quoted string
+ * without escapes, ending the header. On the inputs it matches, the full Fetch algorithm gives the
+ * same boundary (one MIME type, no comma, no other parameter, no whitespace to trim). A regular
+ * expression, because V8 compiles it to native code: a third of the cost of a charCodeAt loop.
+ */
+const COMMON_TYPE =
+  /^multipart\/form-data;[ \t]*boundary=(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|"[\x20\x21\x23-\x5b\x5d-\x7e]+")$/i;
+
+/** The delimiter for a Content-Type of the common shape (COMMON_TYPE), or null for any other. */
+function fastDelimiter(contentType: string): Delimiter | null {
+  if (!COMMON_TYPE.test(contentType)) return null;
+  // The first "=" is the boundary's: nothing before it may hold one.
+  let start = contentType.indexOf("=") + 1;
+  let stop = contentType.length;
+  if (contentType.charCodeAt(start) === 0x22) {
+    start++;
+    stop--;
+  }
+  const len = stop - start;
+  if (len > MAX_PARSE_BOUNDARY) throw tooLong();
+  // ASCII only: the code units are the UTF-8 bytes.
+  const bytes = new Uint8Array(len + 4);
+  bytes[0] = 0x0d;
+  bytes[1] = 0x0a;
+  bytes[2] = 0x2d;
+  bytes[3] = 0x2d;
+  for (let i = 0; i < len; i++) bytes[4 + i] = contentType.charCodeAt(start + i);
+  return new Delimiter(contentType.slice(start, stop), bytes);
+}
+
+// One-entry cache: the same Content-Type string always yields the same delimiter, and clients that
+// talk to one server repeatedly send the same one. Nothing depends on it: a miss costs about as
+// much as reading the Content-Type (see fastDelimiter).
 let lastContentType = "";
 let lastDelimiter: Delimiter | null = null;
 
@@ -167,18 +235,21 @@ export function delimiterFromContentType(contentType: unknown): Delimiter {
     throw new ArgumentError("contentType must be the request's Content-Type header value (a string)");
   }
   if (contentType === lastContentType && lastDelimiter !== null) return lastDelimiter;
-  const mime = extractMimeType(contentType);
-  if (mime === null || mime.type !== "multipart" || mime.subtype !== "form-data") {
-    throw new DecodeError(
-      "ERR_MULTIPART",
-      `Content-Type ${JSON.stringify(contentType)} is not multipart/form-data`,
-    );
+  let delimiter = fastDelimiter(contentType);
+  if (delimiter === null) {
+    const mime = extractMimeType(contentType);
+    if (mime === null || mime.type !== "multipart" || mime.subtype !== "form-data") {
+      throw new DecodeError(
+        "ERR_MULTIPART",
+        `Content-Type ${JSON.stringify(contentType)} is not multipart/form-data`,
+      );
+    }
+    const boundary = mime.parameters.get("boundary");
+    if (boundary === undefined || boundary.length === 0) {
+      throw new DecodeError("ERR_MULTIPART", "the Content-Type has no boundary parameter");
+    }
+    delimiter = compile(boundary);
   }
-  const boundary = mime.parameters.get("boundary");
-  if (boundary === undefined || boundary.length === 0) {
-    throw new DecodeError("ERR_MULTIPART", "the Content-Type has no boundary parameter");
-  }
-  const delimiter = compile(boundary);
   lastContentType = contentType;
   lastDelimiter = delimiter;
   return delimiter;

@@ -15,8 +15,9 @@
 
 import { ArgumentError } from "../core/errors.ts";
 import { delimiterFromContentType } from "./boundary.ts";
+import { parseRawHeaders } from "./headers.ts";
 import { type ParseOptions, resolveOptions } from "./limits.ts";
-import { EV_DATA, EV_NEED_MORE, EV_PART, EV_PART_END, parseRawHeaders, Scanner } from "./scanner.ts";
+import { EV_DATA, EV_NEED_MORE, EV_PART, EV_PART_END, Scanner } from "./scanner.ts";
 import { ChunkSource, type MultipartSource } from "./source.ts";
 import { decodeUtf8 } from "./utf8.ts";
 

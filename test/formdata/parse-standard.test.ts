@@ -7,6 +7,7 @@
 
 import { describe, expect, it } from "vitest";
 import { DecodeError, parseFormData } from "../../src/formdata/index.ts";
+import { extractMimeType } from "../../src/formdata/mime.ts";
 import { isBun } from "../helpers/runtime.ts";
 import {
   bytes,
@@ -17,6 +18,7 @@ import {
   describeForm,
   parseBoth,
   parseErrorBoth,
+  utf8,
 } from "./helpers.ts";
 
 const B = "--boundary";
@@ -435,4 +437,60 @@ describe("parsing: bytes", () => {
     const form = await parseFormData(bytes(crlf(B, cd('name="n"; filename="f"'), "", "v", END, "")), CT);
     expect((form.get("n") as File).lastModified).toBe(0);
   });
+});
+
+describe("parsing: the Content-Type read directly when it has the common shape", () => {
+  // The parser reads `multipart/form-data; boundary=B` without the general MIME parser (boundary.ts,
+  // fastDelimiter). Whatever shape a Content-Type has, the boundary used must be the one Fetch's
+  // "extract a MIME type" gives (mime.ts, checked against WPT elsewhere), or the body refused when
+  // that algorithm finds none.
+  const types = [
+    "multipart/form-data; boundary=----WebKitFormBoundaryAbC123xyZ0987654",
+    "multipart/form-data; boundary=----formdata-undici-012345678901",
+    "multipart/form-data;boundary=x",
+    "multipart/form-data;\tboundary=x",
+    "multipart/form-data;  \t boundary=x",
+    "MULTIPART/FORM-DATA; BOUNDARY=X",
+    "multipart/form-data; boundary=!#$%&'*+-.^_`|~",
+    'multipart/form-data; boundary="a b(c),d/e:f=g?h"',
+    'multipart/form-data; boundary="a\\\\b"',
+    'multipart/form-data; boundary="ab',
+    'multipart/form-data; boundary=a"b',
+    'multipart/form-data; boundary="x"y',
+    "multipart/form-data; boundary=x ",
+    " multipart/form-data; boundary=x",
+    "multipart/form-data ; boundary=x",
+    "multipart/form-data; boundary=x; charset=utf-8",
+    'multipart/form-data; boundary="x"; a=b',
+    "multipart/form-data; boundary=x, text/plain",
+    "text/plain, multipart/form-data; boundary=x",
+    'multipart/form-data; boundary="x,y"',
+    "multipart/form-data; boundary=x=y",
+    "multipart/form-data; boundary=x\u00e9",
+    "multipart/form-data; boundary=",
+    'multipart/form-data; boundary=""',
+    "multipart/form-data; boundary",
+    "multipart/form-datax; boundary=x",
+    "multipart/form-data; boundaryx=x",
+    `multipart/form-data; boundary=${"b".repeat(256)}`,
+    `multipart/form-data; boundary=${"b".repeat(257)}`,
+    `multipart/form-data; boundary="${"b".repeat(257)}"`,
+  ];
+  for (const type of types) {
+    it(JSON.stringify(type), async () => {
+      const mime = extractMimeType(type);
+      const boundary =
+        mime?.type === "multipart" && mime.subtype === "form-data"
+          ? mime.parameters.get("boundary")
+          : undefined;
+      const usable = boundary !== undefined && boundary.length > 0 && utf8.encode(boundary).length <= 256;
+      const b = usable ? boundary : "x";
+      const body = crlf(`--${b}`, cd('name="n"'), "", "v", `--${b}--`, "");
+      if (usable) {
+        expect(await parseBoth(body, type)).toEqual([["n", "v"]]);
+      } else {
+        await expect(parseFormData(bytes(body), type)).rejects.toMatchObject({ code: "ERR_MULTIPART" });
+      }
+    });
+  }
 });

@@ -733,8 +733,9 @@ describe("the delimiter search on large chunks", () => {
     const boundary = "B0undary-blocks";
     const m = boundary.length + 4; // CRLF "--" boundary
     const sizes: number[] = [];
-    // The search looks at the first 1 KiB with one cursor, then in 64 KiB blocks.
-    for (const edge of [1024, 1024 + 65_536, 1024 + 131_072]) {
+    // The search looks at the first 64 bytes window by window, the next 1 KiB with one cursor, then
+    // in 64 KiB blocks.
+    for (const edge of [64, 64 + 1024, 64 + 1024 + 65_536, 64 + 1024 + 131_072]) {
       for (let d = -m - 1; d <= 2; d++) sizes.push(edge + d);
     }
     const contents = sizes.map((size) => new Uint8Array(size).fill(0x2d));
@@ -752,5 +753,46 @@ describe("the delimiter search on large chunks", () => {
         expect(firstDifference(new Uint8Array(await file.arrayBuffer()), contents[k]!)).toBe(-1);
       }
     }
+  });
+
+  it("finds the delimiter in text with no CR, rare CRs and frequent CRs (the native CR search and its hand-over)", async () => {
+    // Where the runtime has Buffer (Node, Bun), long ranges are searched CR to CR natively until CRs
+    // come closer than 2 KiB, then by Horspool; elsewhere by Horspool alone. Same results either way.
+    const boundary = "----WebKitFormBoundaryq1W2e3R4t5Y6u7I8";
+    const nearMiss = bytes(`\r\n--${boundary.slice(0, -1)}x`);
+    const text = (size: number, crEvery: number): Uint8Array => {
+      const out = new Uint8Array(size);
+      for (let i = 0; i < size; i++) out[i] = i % 61 === 60 ? 0x0a : 0x61 + (i % 23);
+      if (crEvery > 0)
+        for (let at = crEvery; at + nearMiss.length < size; at += crEvery) out.set(nearMiss, at);
+      return out;
+    };
+    const contents: Uint8Array[] = [];
+    for (const size of [4095 + 64, 4096 + 64, 4097 + 64, 70_000, 200_000]) {
+      for (const crEvery of [0, 60, 2047, 2048, 2049, 5000, 70_001]) contents.push(text(size, crEvery));
+    }
+    const entries: Array<[string, File]> = contents.map((c, k) => [
+      `f${k}`,
+      new File([c as BlobPart], "t.txt"),
+    ]);
+    const encoded = encodeFormData(entries, { boundary });
+    const body = await encoded.body.bytes();
+    const check = async (form: FormData) => {
+      for (let k = 0; k < contents.length; k++) {
+        const file = form.get(`f${k}`) as File;
+        expect(file.size, `file ${k}`).toBe(contents[k]!.length);
+        expect(firstDifference(new Uint8Array(await file.arrayBuffer()), contents[k]!), `file ${k}`).toBe(-1);
+      }
+    };
+    await check(await parseFormData(body, encoded.contentType));
+    for (const size of [4096, 5000, 65536]) {
+      const cuts: number[] = [];
+      for (let c = size; c < body.length; c += size) cuts.push(c);
+      await check(await parseFormData(iterableOf(splitAt(body, cuts)), encoded.contentType));
+    }
+    // And with a maxTotalSize that cuts the body short: the search must not see past it.
+    await expect(
+      parseFormData(body, encoded.contentType, { maxTotalSize: body.length - 100 }),
+    ).rejects.toMatchObject({ code: "ERR_LIMIT" });
   });
 });
