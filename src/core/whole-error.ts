@@ -9,20 +9,10 @@
  * own enumerable string-keyed properties, as ordinary values.
  */
 
-import { setStack } from "./types.ts";
+import { ERROR_NAMES, setStack } from "./types.ts";
 
 /** The closed list of error classes, by id (the binary format's class byte; the text format's name). */
-export const ERROR_CLASSES = [
-  "Error",
-  "EvalError",
-  "RangeError",
-  "ReferenceError",
-  "SyntaxError",
-  "TypeError",
-  "URIError",
-  "AggregateError",
-  "SuppressedError",
-] as const;
+export const ERROR_CLASSES = [...ERROR_NAMES, "AggregateError", "SuppressedError"] as const;
 export type ErrorClassName = (typeof ERROR_CLASSES)[number];
 export const AGGREGATE_ERROR = 7;
 export const SUPPRESSED_ERROR = 8;

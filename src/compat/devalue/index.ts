@@ -16,13 +16,14 @@
  * flight during a rollout keep working.
  */
 
-import { DataCloneError, DecodeError } from "../../core/errors.ts";
+import { DataCloneError } from "../../core/errors.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, TypeRegistry } from "../../core/registry.ts";
 import { HEADER_PREFIX, MAX_NESTING } from "../../text/format.ts";
 import { hydrate } from "../../text/parse.ts";
 import { emitSpine, TEXT_AFTER } from "../../text/pieces.ts";
 import { escapeHtml, located, pathTo } from "../../text/stringify.ts";
 import { Refusal, Writer } from "../../text/writer.ts";
+import { parseJsonText } from "../json-text.ts";
 import { DevalueError, devaluePathFrom, isNonPojo, refusalMessage } from "./error.ts";
 import { type Revivers, readDevalue } from "./read.ts";
 
@@ -136,13 +137,7 @@ export function stringify(value: unknown, reducers?: Reducers): string {
 /** Like devalue's `parse(text, revivers?)`: reads structura texts and devalue's own. */
 // biome-ignore lint/suspicious/noExplicitAny: devalue declares parse() as returning any; a drop-in must too
 export function parse(text: string, revivers?: Revivers): any {
-  if (typeof text !== "string") throw new DecodeError("ERR_SYNTAX", "parse() takes a string.");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new DecodeError("ERR_SYNTAX", `Not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
+  const json = parseJsonText(text);
   return read(json, revivers, text);
 }
 

@@ -20,6 +20,7 @@
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../../core/path.ts";
 import {
   dateTime,
+  ERROR_NAMES,
   Kind,
   mapEntryList,
   readError,
@@ -70,15 +71,7 @@ const ESCAPES: Record<string, string> = {
   "\u2029": "\\u2029",
 };
 const NAME = /\$_(\d+)/g;
-const ERROR_CTORS = new Set([
-  "Error",
-  "EvalError",
-  "RangeError",
-  "ReferenceError",
-  "SyntaxError",
-  "TypeError",
-  "URIError",
-]);
+const ERROR_CTORS: ReadonlySet<string> = new Set(ERROR_NAMES);
 
 function escapeChar(c: string): string {
   return ESCAPES[c]!;

@@ -9,7 +9,7 @@
  * carries (typed array views, error causes and stacks, -0, sparse arrays, null prototypes) comes back.
  */
 
-import { DecodeError } from "../../core/errors.ts";
+import { parseJsonText } from "../json-text.ts";
 import { readOwned, treeOf } from "./shared.ts";
 
 const JSON_MODE = { json: true, lossy: true } as const;
@@ -22,12 +22,6 @@ export function stringify(value: unknown): string {
 /** Like @ungap's `parse(text)`: reads structura texts and @ungap's own. */
 // biome-ignore lint/suspicious/noExplicitAny: @ungap declares parse() as returning any; a drop-in must too
 export function parse(text: string): any {
-  if (typeof text !== "string") throw new DecodeError("ERR_SYNTAX", "parse() takes a string.");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new DecodeError("ERR_SYNTAX", `Not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
+  const json = parseJsonText(text);
   return readOwned(json);
 }
