@@ -218,6 +218,22 @@ describe("compat/ungap: hostile record arrays", () => {
     ["a bad RegExp", [[4, { source: "(", flags: "" }]]],
     ["bad typed array elements", [["Uint8Array", [{}]]]],
     ["bad bytes", [["ArrayBuffer", [300]]]],
+    // Found by test/compat/fuzz.test.ts: String() of these threw a raw TypeError, or ran the input's own
+    // toString.
+    ["a type that is a null-prototype object", [[Object.create(null), 1]]],
+    ["an index that is a null-prototype object", [[1, [Object.create(null)]]]],
+    [
+      "an Error message that is an object with a toString",
+      [
+        [
+          7,
+          {
+            name: "Error",
+            message: { toString: () => ((globalThis as { __pwned?: unknown }).__pwned = true) },
+          },
+        ],
+      ],
+    ],
   ];
   for (const [name, records] of bad) {
     it(`typed DecodeError, nothing run: ${name}`, () => {

@@ -9,7 +9,7 @@
  * indices checked, keys made own data properties (`__proto__` included, no setter reached).
  */
 
-import { DecodeError } from "../../core/errors.ts";
+import { DecodeError, describeValue } from "../../core/errors.ts";
 import { buildError, isErrorName, TYPED_ARRAY_NAMES, typedArrayConstructor } from "../../core/types.ts";
 
 const VOID = -1;
@@ -79,7 +79,7 @@ class UngapReader {
 
   ref(index: unknown, from: number): unknown {
     if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= this.records.length) {
-      this.fail("ERR_BAD_REFERENCE", `Bad record index ${String(index).slice(0, 20)}.`, from);
+      this.fail("ERR_BAD_REFERENCE", `Bad record index ${describeValue(index).slice(0, 20)}.`, from);
     }
     const built = this.built[index];
     return built === NOT_YET ? this.make(index) : built;
@@ -126,11 +126,12 @@ class UngapReader {
       }
       case ERROR: {
         const { name, message } = (value ?? {}) as { name?: unknown; message?: unknown };
-        out = buildError(
-          isErrorName(name) ? name : "Error",
-          message === undefined ? undefined : String(message),
-          undefined,
-        );
+        // @ungap writes the message as a string; anything else is refused, not converted (ToString on
+        // an input object could throw or run a toString it carries).
+        if (message !== undefined && typeof message !== "string") {
+          this.fail("ERR_BAD_VALUE", "Bad Error record: its message is not a string.", i);
+        }
+        out = buildError(isErrorName(name) ? name : "Error", message, undefined);
         break;
       }
       case BIGINT:
@@ -171,7 +172,7 @@ class UngapReader {
         if (id === undefined) {
           this.fail(
             "ERR_UNKNOWN_TYPE",
-            `Unknown record type ${JSON.stringify(String(type).slice(0, 64))}.`,
+            `Unknown record type ${JSON.stringify(describeValue(type).slice(0, 64))}.`,
             i,
           );
         }
