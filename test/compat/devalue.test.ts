@@ -87,6 +87,20 @@ describe("compat/devalue: round trips (devalue's fixtures)", () => {
 });
 
 describe("compat/devalue: uneval", () => {
+  it("writes identifier keys bare and every other key quoted, as devalue does", () => {
+    const value = { a: 1, _$x9: 2, constructor: 3, "b-c": 4, "9a": 5, "": 6, "a b": 7, "</script>": 8, é: 9 };
+    const source = compat.uneval(value);
+    expect(source).toContain("a:1");
+    expect(source).toContain("_$x9:2");
+    expect(source).toContain("constructor:3");
+    expect(source).toContain('"b-c":4');
+    expect(source).toContain('"9a":5');
+    expect(source).not.toContain("</script>");
+    const back = evaluate(source) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(back)).not.toBeNull();
+    expect(Object.entries(back)).toEqual(Object.entries(value));
+  });
+
   it("writes a plain literal when nothing repeats, and a function when something does", () => {
     expect(evaluate(compat.uneval({ message: "hello" }))).toEqual({ message: "hello" });
     expect(compat.uneval({ message: "hello" })).not.toContain("function");
