@@ -116,43 +116,40 @@ function mutate(table: unknown[], op: string, at: number, other: number, value: 
 
 const OPS = fc.constantFrom("replace", "drop", "dup", "swap", "inner");
 
+/** Mutates `table` RUNS times; each mutated table goes to `read` (as a value) and `readText` (as JSON). */
+function fuzzTable(
+  table: unknown[],
+  read: (value: unknown[]) => unknown,
+  readText: (text: string) => unknown,
+) {
+  const n = table.length;
+  fc.assert(
+    fc.property(
+      OPS,
+      fc.nat({ max: n - 1 }),
+      fc.nat({ max: n - 1 }),
+      replacement(n),
+      (op, at, other, value) => {
+        const mutated = mutate(table, op, at, other, value);
+        typedOrValue(() => readText(JSON.stringify(mutated)));
+        typedOrValue(() => read(mutated));
+      },
+    ),
+    { numRuns: RUNS },
+  );
+}
+
 describe("compat readers: structure-aware mutations of the originals' own output", () => {
   it("devalue texts written by devalue: parse and unflatten give a value or a typed error", () => {
-    const table = JSON.parse(devalue.stringify(sample())) as unknown[];
-    const n = table.length;
-    fc.assert(
-      fc.property(
-        OPS,
-        fc.nat({ max: n - 1 }),
-        fc.nat({ max: n - 1 }),
-        replacement(n),
-        (op, at, other, value) => {
-          const mutated = mutate(table, op, at, other, value);
-          typedOrValue(() => compatDevalue.parse(JSON.stringify(mutated)));
-          typedOrValue(() => compatDevalue.unflatten(mutated));
-        },
-      ),
-      { numRuns: RUNS },
+    fuzzTable(
+      JSON.parse(devalue.stringify(sample())) as unknown[],
+      compatDevalue.unflatten,
+      compatDevalue.parse,
     );
   });
 
   it("@ungap record arrays written by @ungap: deserialize and ungap/json parse give a value or a typed error", () => {
-    const table = ungapSerialize(sample(), { lossy: true }) as unknown[];
-    const n = table.length;
-    fc.assert(
-      fc.property(
-        OPS,
-        fc.nat({ max: n - 1 }),
-        fc.nat({ max: n - 1 }),
-        replacement(n),
-        (op, at, other, value) => {
-          const mutated = mutate(table, op, at, other, value);
-          typedOrValue(() => compatDeserialize(mutated));
-          typedOrValue(() => ungapJsonParse(JSON.stringify(mutated)));
-        },
-      ),
-      { numRuns: RUNS },
-    );
+    fuzzTable(ungapSerialize(sample(), { lossy: true }) as unknown[], compatDeserialize, ungapJsonParse);
   });
 
   it("the mutations reach the readers' checks (some inputs are refused, some still decode)", () => {
