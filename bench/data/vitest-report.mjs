@@ -236,6 +236,18 @@ export function records(count = 20_000, seed = 7) {
   return out;
 }
 
+/** A check of a decoded copy of `data` (records()): length, and the last record's fields of each type. */
+export function recordsCheck(data) {
+  const ref = data[data.length - 1];
+  return (out) => {
+    if (!Array.isArray(out) || out.length !== data.length) return "wrong result (length)";
+    const last = out[out.length - 1];
+    if (last.score !== ref.score || last.uuid !== ref.uuid || last.tags[1] !== ref.tags[1])
+      return "wrong result";
+    return true;
+  };
+}
+
 /**
  * A highly shared graph: `count` nodes, each referencing `degree` others (so most objects are reached
  * many times), with shared tag objects and cycles.
