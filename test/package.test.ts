@@ -11,7 +11,10 @@ const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url),
 };
 
 const ANCHOR_BODY = /function anchorHiddenClass\(instance\) \{([^}]*)\}/;
-const ANCHOR_CALLS = /anchorHiddenClass\(new /g;
+/** An anchor call and the indentation before it (empty at the top level of a module). */
+const ANCHOR_CALLS = /^([ \t]*).*\banchorHiddenClass\(new \w+/gm;
+/** `from "./x.js"`, `import "./x.js"`, `require("./x.cjs")`. */
+const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*|\brequire\()["'](\.{1,2}\/[^"']+)["']/g;
 
 describe("package surface", () => {
   it("the root entry exports every capability", () => {
@@ -59,17 +62,54 @@ describe("package surface", () => {
     expect(cjs.clone(value)).toEqual(value);
     expect(cjs.deserialize(cjs.serialize(value))).toEqual(value);
     expect(cjs.parse(cjs.stringify(value))).toEqual(value);
+    // Subpaths share the modules of the root entry: one error class, whichever path it came from.
+    expect((require("../dist/text.cjs") as typeof root).StructuraError).toBe(cjs.StructuraError);
+  });
+
+  it("the ESM build loads and shares its modules between subpaths", async () => {
+    const esm = (await import(new URL("../dist/index.js", import.meta.url).href)) as typeof root;
+    const text = (await import(new URL("../dist/text.js", import.meta.url).href)) as typeof root;
+    expect(text.parse(esm.stringify({ a: 1n }))).toEqual({ a: 1n });
+    expect(text.StructuraError).toBe(esm.StructuraError);
+  });
+
+  it("the build keeps one file per source module, and every import between them resolves", () => {
+    const dist = new URL("../dist/", import.meta.url);
+    const files = builtFiles(dist);
+    // src/text/parse.ts -> dist/text/parse.js and .cjs (a folder's index.ts is its public entry).
+    for (const source of readdirSync(new URL("../src/", import.meta.url), { recursive: true })) {
+      const name = String(source).replaceAll("\\", "/");
+      if (!name.endsWith(".ts") || name.endsWith("/index.ts") || name === "index.ts") continue;
+      for (const extension of [".js", ".cjs"]) {
+        expect(files.has(name.slice(0, -".ts".length) + extension), `dist for src/${name}`).toBe(true);
+      }
+    }
+    for (const file of files) {
+      if (!file.endsWith(".js") && !file.endsWith(".cjs")) continue;
+      const code = readFileSync(new URL(file, dist), "utf8");
+      for (const match of code.matchAll(RELATIVE_IMPORT)) {
+        const target = new URL(match[1]!, new URL(file, dist));
+        expect(existsSync(target), `${file} imports ${match[1]}`).toBe(true);
+      }
+    }
   });
 
   it("the built code still anchors hidden classes (a bundler once dropped the anchors as unused)", () => {
     const dist = new URL("../dist/", import.meta.url);
-    const code = readdirSync(dist)
+    const code = [...builtFiles(dist)]
       .filter((name) => name.endsWith(".js"))
       .map((name) => readFileSync(new URL(name, dist), "utf8"))
       .join("\n");
     const body = ANCHOR_BODY.exec(code)?.[1] ?? "";
-    expect(body).toContain("instance");
-    // One anchor per hot class: text writer, its raw pieces, text reader, clone state.
-    expect(code.match(ANCHOR_CALLS)?.length).toBe(4);
+    expect(body).toContain("defineProperty(instance.constructor");
+    // One anchor per hot class: text writer, its raw pieces, text reader, clone state. Each is made on
+    // first use, inside a function: none at the top level of a module, where a bundler must keep it.
+    const calls = [...code.matchAll(ANCHOR_CALLS)];
+    expect(calls.length).toBe(4);
+    for (const call of calls) expect(call[1], call[0]).not.toBe("");
   });
 });
+
+function builtFiles(dist: URL): Set<string> {
+  return new Set(readdirSync(dist, { recursive: true }).map((name) => String(name).replaceAll("\\", "/")));
+}

@@ -33,7 +33,7 @@ import {
   unbox,
 } from "../core/types.ts";
 import { COMPILE_AFTER, type Copier, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
-import { annotate, CloneState, Refusal, refuse } from "./state.ts";
+import { anchorCloneState, annotate, CloneState, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
 
@@ -93,6 +93,7 @@ export function clone<T>(value: T, options?: CloneOptions): T {
   // The transfer list is converted (a WebIDL sequence<object>) and checked for types and duplicates
   // before anything is serialized; whether its buffers are detached is checked after (see transfer.ts).
   const plan = transfer === undefined ? null : prepareTransfer(transfer);
+  anchorCloneState();
   const state = new CloneState(plan);
   let result: unknown;
   try {

@@ -4,7 +4,7 @@
  * other.
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
+import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { describeValue } from "../core/errors.ts";
 import { proxyDetector } from "../core/host.ts";
 import type { PathSegment } from "../core/path.ts";
@@ -94,7 +94,11 @@ export class CloneState {
   }
 }
 
-anchorHiddenClass(new CloneState(null));
+/** Anchors CloneState's hidden class (see core/anchor.ts); called by `clone` before its first
+ * `new CloneState`, not at load, so that a bundle without `clone` has no trace of it. */
+export function anchorCloneState(): void {
+  if (!anchored(CloneState)) anchorHiddenClass(new CloneState(null));
+}
 
 export function refuse(value: unknown): Refusal {
   return new Refusal(`${describeValue(value)} could not be cloned.`);

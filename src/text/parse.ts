@@ -18,7 +18,7 @@ import { ArgumentError, DecodeError, LimitError } from "../core/errors.ts";
 import type { AnyCustomType, TypeRegistry } from "../core/registry.ts";
 import { FIRST_DEFERRED, HEADER, HEADER_PREFIX, HEADER_V2, MAX_NESTING } from "./format.ts";
 import { isStackOverflow, offsetOfPath, pathIn, syntaxError } from "./locate.ts";
-import { Reader, ReadFailure } from "./reader.ts";
+import { anchorReader, Reader, ReadFailure } from "./reader.ts";
 import { registryFor } from "./stringify.ts";
 
 export { jsonErrorOffset } from "./locate.ts";
@@ -54,6 +54,7 @@ export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, 
   // Located below when reading fails: JSON.parse's tree is read in place, so take the positions first.
   let reader: Reader | undefined;
   try {
+    anchorReader();
     reader = new Reader(top, registry, maxDepth, head === HEADER);
     return reader.run();
   } catch (error) {

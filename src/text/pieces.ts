@@ -3,8 +3,6 @@
  * joins them with the containers ("spines") that hold them.
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
-
 type Json = unknown;
 
 const isArray = Array.isArray;
@@ -24,8 +22,6 @@ export const NEVER = 0x3fffffff;
 export class Raw {
   constructor(readonly text: string) {}
 }
-
-anchorHiddenClass(new Raw(""));
 
 /**
  * Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. The

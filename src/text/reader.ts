@@ -5,7 +5,7 @@
  * looked up by a name from the input.
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
+import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { type AnyCustomType, decodeCustom, EMPTY_REGISTRY, type TypeRegistry } from "../core/registry.ts";
 import {
@@ -862,4 +862,8 @@ export class Reader {
   }
 }
 
-anchorHiddenClass(new Reader([], EMPTY_REGISTRY, MAX_NESTING));
+/** Anchors the reader's hidden class (see core/anchor.ts); called by the entry point before its first
+ * `new Reader`, not at load, so that a bundle without the reader has no trace of it. */
+export function anchorReader(): void {
+  if (!anchored(Reader)) anchorHiddenClass(new Reader([], EMPTY_REGISTRY, MAX_NESTING));
+}

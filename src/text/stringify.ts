@@ -20,7 +20,7 @@ import { type AnyCustomType, EMPTY_REGISTRY, TypeRegistry } from "../core/regist
 import { MAX_NESTING } from "./format.ts";
 import { isStackOverflow } from "./locate.ts";
 import { emitSpine, NEVER, TEXT_AFTER } from "./pieces.ts";
-import { Refusal, Writer, type WriterHooks } from "./writer.ts";
+import { anchorWriter, Refusal, Writer, type WriterHooks } from "./writer.ts";
 
 export { TEXT_AFTER } from "./pieces.ts";
 export type { WriterHooks } from "./writer.ts";
@@ -82,6 +82,7 @@ export function toTree(
   maxDepth: number = MAX_NESTING,
   wholeErrors = true,
 ): Json[] {
+  anchorWriter();
   const writer = new Writer(registry, hooks, NEVER, maxDepth, wholeErrors);
   try {
     return writer.run(value);
@@ -101,6 +102,7 @@ export function toText(
   maxDepth: number = MAX_NESTING,
   wholeErrors = true,
 ): string {
+  anchorWriter();
   const writer = new Writer(registry, null, textAfter, maxDepth, wholeErrors);
   try {
     const top = writer.run(value);

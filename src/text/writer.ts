@@ -3,7 +3,7 @@
  * building the text's JSON tree, deferring containers met below DEFER_DEPTH to the top level.
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
+import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { describeValue, LimitError } from "../core/errors.ts";
 import { proxyDetector } from "../core/host.ts";
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
@@ -835,7 +835,14 @@ export class Writer {
   }
 }
 
-anchorHiddenClass(new Writer(EMPTY_REGISTRY, null, TEXT_AFTER));
+/** Anchors the writer's hidden classes, its own and `Raw`'s (see core/anchor.ts); called by the entry
+ * points before their first `new Writer`, not at load, so that a bundle without the writer has no trace
+ * of it. */
+export function anchorWriter(): void {
+  if (anchored(Writer)) return;
+  anchorHiddenClass(new Writer(EMPTY_REGISTRY, null, TEXT_AFTER));
+  anchorHiddenClass(new Raw(""));
+}
 
 const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get;
 

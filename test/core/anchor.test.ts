@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { anchorHiddenClass } from "../../src/core/anchor.ts";
+import { anchored, anchorHiddenClass } from "../../src/core/anchor.ts";
 
 describe("anchorHiddenClass", () => {
   it("keeps the instance reachable from its class, invisibly to its users", () => {
     class Thing {
       constructor(readonly n: number) {}
     }
+    expect(anchored(Thing)).toBe(false);
     const kept = new Thing(1);
     anchorHiddenClass(kept);
+    expect(anchored(Thing)).toBe(true);
     const symbols = Object.getOwnPropertySymbols(Thing);
     expect(symbols).toHaveLength(1);
     expect((Thing as unknown as Record<symbol, unknown>)[symbols[0]!]).toBe(kept);
@@ -17,5 +19,8 @@ describe("anchorHiddenClass", () => {
       enumerable: false,
       writable: false,
     });
+    // A second anchor for the same class keeps the first (and does not throw on the frozen property).
+    anchorHiddenClass(new Thing(2));
+    expect((Thing as unknown as Record<symbol, unknown>)[symbols[0]!]).toBe(kept);
   });
 });

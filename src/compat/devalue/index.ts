@@ -22,7 +22,7 @@ import { HEADER_PREFIX, MAX_NESTING } from "../../text/format.ts";
 import { hydrate } from "../../text/parse.ts";
 import { emitSpine, TEXT_AFTER } from "../../text/pieces.ts";
 import { escapeHtml, located, pathTo } from "../../text/stringify.ts";
-import { Refusal, Writer } from "../../text/writer.ts";
+import { anchorWriter, Refusal, Writer } from "../../text/writer.ts";
 import { parseJsonText } from "../json-text.ts";
 import { DevalueError, devaluePathFrom, isNonPojo, refusalMessage } from "./error.ts";
 import { type Revivers, readDevalue } from "./read.ts";
@@ -120,6 +120,7 @@ function devalueError(refusal: Refusal, root: unknown): DevalueError {
  * `<script>` element). Throws DevalueError for functions, symbols and class instances no reducer takes.
  */
 export function stringify(value: unknown, reducers?: Reducers): string {
+  anchorWriter();
   const writer = new Writer(registryOfReducers(reducers), null, TEXT_AFTER, MAX_NESTING);
   let text: string;
   try {
