@@ -10,6 +10,8 @@
  *   it applies the `path` of the value and the `offset` (byte or character position) in the input.
  */
 
+import { intrinsic } from "./intrinsics.ts";
+
 /** Stable machine-readable codes. Adding one is fine; renaming one is a breaking change. */
 export type StructuraErrorCode =
   // input ended before the value did
@@ -157,8 +159,10 @@ export interface DataCloneErrorConstructor {
 }
 
 /** Captured at load: deleting or replacing the global later must not change what structura throws. */
-const DOMExceptionIntrinsic = DOMException;
-const DOMExceptionName = Object.getOwnPropertyDescriptor(DOMException.prototype, "name")?.get;
+const DOMExceptionIntrinsic = /* @__PURE__ */ intrinsic(() => DOMException);
+const DOMExceptionName = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(DOMException.prototype, "name")?.get,
+);
 
 function createDataCloneError(message: string, path?: string): DataCloneError {
   const error = new DOMExceptionIntrinsic(
@@ -181,11 +185,16 @@ function isDataCloneError(value: unknown): value is DataCloneError {
   }
 }
 
-export const DataCloneError = function DataCloneError(message: string, path?: string): DataCloneError {
-  return createDataCloneError(message, path);
-} as unknown as DataCloneErrorConstructor;
-Object.defineProperty(DataCloneError, "prototype", { value: DOMExceptionIntrinsic.prototype });
-Object.defineProperty(DataCloneError, Symbol.hasInstance, { value: isDataCloneError });
+// Made inside a call marked pure, so that a bundle which never throws or tests DataCloneError (parse,
+// deserialize) drops it (see intrinsics.ts).
+export const DataCloneError: DataCloneErrorConstructor = /* @__PURE__ */ intrinsic(() => {
+  const ctor = function DataCloneError(message: string, path?: string): DataCloneError {
+    return createDataCloneError(message, path);
+  } as unknown as DataCloneErrorConstructor;
+  Object.defineProperty(ctor, "prototype", { value: DOMExceptionIntrinsic.prototype });
+  Object.defineProperty(ctor, Symbol.hasInstance, { value: isDataCloneError });
+  return ctor;
+});
 
 /** The name a refused value is reported under, e.g. `function onClick`, `Symbol(x)`, `#<WeakMap>`. */
 export function describeValue(value: unknown): string {

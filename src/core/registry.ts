@@ -102,4 +102,4 @@ export class TypeRegistry {
 }
 
 /** The empty registry, shared by the plain function entry points. */
-export const EMPTY_REGISTRY = new TypeRegistry();
+export const EMPTY_REGISTRY: TypeRegistry = /* @__PURE__ */ new TypeRegistry();

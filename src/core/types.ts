@@ -10,6 +10,7 @@
  */
 
 import { hostTypes, proxyDetector } from "./host.ts";
+import { intrinsic } from "./intrinsics.ts";
 
 /** What kind of value an object is, for the purposes of structured serialization. */
 export enum Kind {
@@ -67,20 +68,29 @@ export type TypedArrayConstructor = new (
   length?: number,
 ) => AnyTypedArray;
 
-const typedArrayIds: Record<string, number> = Object.create(null);
-for (let i = 0; i < TYPED_ARRAY_NAMES.length; i++) typedArrayIds[TYPED_ARRAY_NAMES[i]!] = i;
+// Module-level lookups are wrapped in `intrinsic` and marked pure so that bundlers drop the unused ones
+// (see intrinsics.ts); each still runs once, at load.
+const typedArrayIds: Record<string, number> = /* @__PURE__ */ intrinsic(() => {
+  const ids: Record<string, number> = Object.create(null);
+  for (let i = 0; i < TYPED_ARRAY_NAMES.length; i++) ids[TYPED_ARRAY_NAMES[i]!] = i;
+  return ids;
+});
 
 /** `%TypedArray%.prototype[@@toStringTag]` is a brand check: the element type's name, or undefined. */
-const typedArrayTag = Object.getOwnPropertyDescriptor(
-  Object.getPrototypeOf(Uint8Array.prototype),
-  Symbol.toStringTag,
-)!.get as (this: unknown) => string | undefined;
+const typedArrayTag = /* @__PURE__ */ intrinsic(
+  () =>
+    Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get as (
+      this: unknown,
+    ) => string | undefined,
+);
 
 /** The typed array constructors, captured at load: a global deleted or replaced later changes nothing. */
-const typedArrayConstructors: (TypedArrayConstructor | undefined)[] = TYPED_ARRAY_NAMES.map((name) => {
-  const ctor = (globalThis as Record<string, unknown>)[name];
-  return typeof ctor === "function" ? (ctor as TypedArrayConstructor) : undefined;
-});
+const typedArrayConstructors: (TypedArrayConstructor | undefined)[] = /* @__PURE__ */ intrinsic(() =>
+  TYPED_ARRAY_NAMES.map((name) => {
+    const ctor = (globalThis as Record<string, unknown>)[name];
+    return typeof ctor === "function" ? (ctor as TypedArrayConstructor) : undefined;
+  }),
+);
 
 /** The constructor for a typed array id, or undefined where the host lacks it (Float16Array). */
 export function typedArrayConstructor(id: number): TypedArrayConstructor | undefined {
@@ -90,14 +100,23 @@ export function typedArrayConstructor(id: number): TypedArrayConstructor | undef
 /** Bytes per element for each typed array id. */
 export const TYPED_ARRAY_ELEMENT_SIZE = [1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8, 2] as const;
 
-const byteLengthOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
-const byteLengthOfShared =
+const byteLengthOfBuffer = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!,
+);
+const byteLengthOfShared = /* @__PURE__ */ intrinsic(() =>
   typeof SharedArrayBuffer === "function"
     ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
-    : undefined;
-const resizableOfBuffer = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get;
-const maxByteLengthOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "maxByteLength")?.get;
-const detachedOf = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get;
+    : undefined,
+);
+const resizableOfBuffer = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get,
+);
+const maxByteLengthOf = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "maxByteLength")?.get,
+);
+const detachedOf = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get,
+);
 
 /**
  * A view is length-tracking when it was made over a resizable buffer without an explicit length, so its
@@ -159,19 +178,23 @@ export function isLengthTracking(view: ArrayBufferView): boolean {
 
 /** Intrinsic accessors: an own `byteLength` getter on a view or buffer must never run (the spec reads
  * internal slots, not properties). */
-const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
-function intrinsicGetter(proto: object, key: string): (this: unknown) => unknown {
-  return Object.getOwnPropertyDescriptor(proto, key)!.get as (this: unknown) => unknown;
+/* @__NO_SIDE_EFFECTS__ */
+function intrinsicGetter(proto: () => object, key: string): (this: unknown) => unknown {
+  return Object.getOwnPropertyDescriptor(proto(), key)!.get as (this: unknown) => unknown;
 }
-const taBuffer = intrinsicGetter(TypedArrayProto, "buffer");
-const taByteOffset = intrinsicGetter(TypedArrayProto, "byteOffset");
-const taByteLength = intrinsicGetter(TypedArrayProto, "byteLength");
-const taLength = intrinsicGetter(TypedArrayProto, "length");
-const taAt = (TypedArrayProto as { at: (this: unknown, index: number) => unknown }).at;
-const dvBuffer = intrinsicGetter(DataView.prototype, "buffer");
-const dvByteOffset = intrinsicGetter(DataView.prototype, "byteOffset");
-const dvByteLength = intrinsicGetter(DataView.prototype, "byteLength");
-const bufferSlice = ArrayBuffer.prototype.slice;
+const typedArrayProto = (): object => Object.getPrototypeOf(Uint8Array.prototype) as object;
+const dataViewProto = (): object => DataView.prototype;
+const taBuffer = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "buffer");
+const taByteOffset = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "byteOffset");
+const taByteLength = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "byteLength");
+const taLength = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "length");
+const taAt = /* @__PURE__ */ intrinsic(
+  () => (typedArrayProto() as { at: (this: unknown, index: number) => unknown }).at,
+);
+const dvBuffer = /* @__PURE__ */ intrinsicGetter(dataViewProto, "buffer");
+const dvByteOffset = /* @__PURE__ */ intrinsicGetter(dataViewProto, "byteOffset");
+const dvByteLength = /* @__PURE__ */ intrinsicGetter(dataViewProto, "byteLength");
+const bufferSlice = /* @__PURE__ */ intrinsic(() => ArrayBuffer.prototype.slice);
 
 /** Byte length of an ArrayBuffer or SharedArrayBuffer, by slot. */
 export function bufferByteLength(buffer: ArrayBufferLike): number {
@@ -286,8 +309,8 @@ export interface ErrorParts {
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-const defineProperty = Object.defineProperty;
+const getOwnPropertyDescriptor = /* @__PURE__ */ intrinsic(() => Object.getOwnPropertyDescriptor);
+const defineProperty = /* @__PURE__ */ intrinsic(() => Object.defineProperty);
 
 /**
  * Takes an Error apart per the HTML algorithm (name via [[Get]], kept only if it is one of the seven
@@ -315,7 +338,7 @@ export function readError(error: object): ErrorParts {
   return { name, message, hasMessage, stack, hasCause, cause: hasCause ? causeDesc.value : undefined };
 }
 
-const errorConstructors: Record<ErrorName, ErrorConstructor> = {
+const errorConstructors: Record<ErrorName, ErrorConstructor> = /* @__PURE__ */ intrinsic(() => ({
   Error,
   EvalError,
   RangeError,
@@ -323,7 +346,7 @@ const errorConstructors: Record<ErrorName, ErrorConstructor> = {
   SyntaxError,
   TypeError,
   URIError,
-};
+}));
 
 /**
  * Rebuilds an Error from a closed allow-list of constructors (never looked up by a name from input).
@@ -390,27 +413,30 @@ export function isErrorName(name: unknown): name is ErrorName {
 // ---------------------------------------------------------------------------------------------------
 // Other parts
 
-const regexpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, "source")!.get as (
-  this: unknown,
-) => string;
+const regexpSource = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(RegExp.prototype, "source")!.get as (this: unknown) => string,
+);
 
 /** The flag getters, in the canonical order of `flags`. Each reads the [[OriginalFlags]] slot of its
  * receiver; `RegExp.prototype.flags` itself would look them up through the (possibly swapped)
  * prototype. Flags the host does not know (`v` before ES2024) are skipped. */
-const REGEXP_FLAGS: [string, (this: unknown) => boolean][] = [];
-for (const [flag, name] of [
-  ["d", "hasIndices"],
-  ["g", "global"],
-  ["i", "ignoreCase"],
-  ["m", "multiline"],
-  ["s", "dotAll"],
-  ["u", "unicode"],
-  ["v", "unicodeSets"],
-  ["y", "sticky"],
-] as const) {
-  const getter = Object.getOwnPropertyDescriptor(RegExp.prototype, name)?.get;
-  if (getter !== undefined) REGEXP_FLAGS.push([flag, getter as (this: unknown) => boolean]);
-}
+const REGEXP_FLAGS: [string, (this: unknown) => boolean][] = /* @__PURE__ */ intrinsic(() => {
+  const found: [string, (this: unknown) => boolean][] = [];
+  for (const [flag, name] of [
+    ["d", "hasIndices"],
+    ["g", "global"],
+    ["i", "ignoreCase"],
+    ["m", "multiline"],
+    ["s", "dotAll"],
+    ["u", "unicode"],
+    ["v", "unicodeSets"],
+    ["y", "sticky"],
+  ] as const) {
+    const getter = Object.getOwnPropertyDescriptor(RegExp.prototype, name)?.get;
+    if (getter !== undefined) found.push([flag, getter as (this: unknown) => boolean]);
+  }
+  return found;
+});
 
 /** Source and flags of a RegExp, read by slot (an own `source`, or a swapped prototype, cannot lie). */
 export function regexpParts(re: RegExp): { source: string; flags: string } {
@@ -430,24 +456,24 @@ export function resizableMax(buffer: ArrayBuffer): number | undefined {
 // ---------------------------------------------------------------------------------------------------
 // Classification
 
-const ObjectProto = Object.prototype;
-const ArrayProto = Array.prototype;
-const DateProto = Date.prototype;
-const MapProto = Map.prototype;
-const SetProto = Set.prototype;
-const RegExpProto = RegExp.prototype;
-const ErrorProto = Error.prototype;
-const ArrayBufferProto = ArrayBuffer.prototype;
-const toTag = Object.prototype.toString;
+const ObjectProto = /* @__PURE__ */ intrinsic(() => Object.prototype);
+const ArrayProto = /* @__PURE__ */ intrinsic(() => Array.prototype);
+const DateProto = /* @__PURE__ */ intrinsic(() => Date.prototype);
+const MapProto = /* @__PURE__ */ intrinsic(() => Map.prototype);
+const SetProto = /* @__PURE__ */ intrinsic(() => Set.prototype);
+const RegExpProto = /* @__PURE__ */ intrinsic(() => RegExp.prototype);
+const ErrorProto = /* @__PURE__ */ intrinsic(() => Error.prototype);
+const ArrayBufferProto = /* @__PURE__ */ intrinsic(() => ArrayBuffer.prototype);
+const toTag = /* @__PURE__ */ intrinsic(() => Object.prototype.toString);
 
-const dateValue = Date.prototype.getTime;
-const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size")!.get!;
-const setSize = Object.getOwnPropertyDescriptor(Set.prototype, "size")!.get!;
-const numberValue = Number.prototype.valueOf;
-const stringValue = String.prototype.valueOf;
-const booleanValue = Boolean.prototype.valueOf;
-const bigintValue = BigInt.prototype.valueOf;
-const symbolValue = Symbol.prototype.valueOf;
+const dateValue = /* @__PURE__ */ intrinsic(() => Date.prototype.getTime);
+const mapSize = /* @__PURE__ */ intrinsic(() => Object.getOwnPropertyDescriptor(Map.prototype, "size")!.get!);
+const setSize = /* @__PURE__ */ intrinsic(() => Object.getOwnPropertyDescriptor(Set.prototype, "size")!.get!);
+const numberValue = /* @__PURE__ */ intrinsic(() => Number.prototype.valueOf);
+const stringValue = /* @__PURE__ */ intrinsic(() => String.prototype.valueOf);
+const booleanValue = /* @__PURE__ */ intrinsic(() => Boolean.prototype.valueOf);
+const bigintValue = /* @__PURE__ */ intrinsic(() => BigInt.prototype.valueOf);
+const symbolValue = /* @__PURE__ */ intrinsic(() => Symbol.prototype.valueOf);
 
 function brand(check: (this: unknown) => unknown, value: object): boolean {
   try {
@@ -468,7 +494,7 @@ function isRegExpValue(value: object): boolean {
  * object with an unknown internal slot). Matched on `Object.prototype.toString`, which for these comes
  * from their intrinsic prototypes.
  */
-const REFUSED_TAGS = new Set([
+const REFUSED_TAGS = /* @__PURE__ */ new Set([
   "WeakMap",
   "WeakSet",
   "WeakRef",
@@ -569,9 +595,11 @@ function instanceOfAny(value: object, ctors: Ctor[]): boolean {
 
 /** Platform constructors, captured at load (as the other intrinsics here): `clone` must still rebuild a
  * Blob after `delete globalThis.Blob`, as native does. */
-export const BlobCtor = (globalThis as { Blob?: typeof Blob }).Blob;
-export const FileCtor = (globalThis as { File?: typeof File }).File;
-export const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
+export const BlobCtor = /* @__PURE__ */ intrinsic(() => (globalThis as { Blob?: typeof Blob }).Blob);
+export const FileCtor = /* @__PURE__ */ intrinsic(() => (globalThis as { File?: typeof File }).File);
+export const DOMExceptionCtor = /* @__PURE__ */ intrinsic(
+  () => (globalThis as { DOMException?: typeof DOMException }).DOMException,
+);
 
 /**
  * Classifies an object. `typeof value` must already be "object" (functions and symbols are refused by
@@ -624,8 +652,8 @@ export function classifyUnproxied(value: object): Kind {
   return classifyBySlots(value);
 }
 
-const TO_STRING_TAG = Symbol.toStringTag;
-const getPrototypeOf = Object.getPrototypeOf;
+const TO_STRING_TAG = /* @__PURE__ */ intrinsic(() => Symbol.toStringTag);
+const getPrototypeOf = /* @__PURE__ */ intrinsic(() => Object.getPrototypeOf);
 
 /**
  * Whether @@toStringTag resolves to a data property (or to nothing), so that Object.prototype.toString
@@ -756,7 +784,7 @@ function classifyWithAccessorTag(value: object): Kind {
   return classifyUntagged(value);
 }
 
-const functionSource = Function.prototype.toString;
+const functionSource = /* @__PURE__ */ intrinsic(() => Function.prototype.toString);
 
 /** The prototypes of the language's objects that structured clone refuses by their slots. */
 let refusedPrototypes: Set<unknown> | undefined;
@@ -798,44 +826,47 @@ function refusedChain(value: object): boolean {
  * built-in prototype met here belongs to an object that failed every brand check, e.g.
  * `Object.create(Map.prototype)`; the host then clones it as the ordinary object it is.)
  */
-const platformByChain = new WeakMap<object, boolean>();
+const platformByChain = /* @__PURE__ */ new WeakMap<object, boolean>();
 
 /** ECMAScript's own constructors: native code, but not platform objects. An object that inherits from
  * their prototypes without their slots (`Object.create(Date.prototype)`) is ordinary. */
-const LANGUAGE_CONSTRUCTORS = new Set<unknown>(
-  [
-    "Function",
-    "Array",
-    "Number",
-    "Boolean",
-    "String",
-    "Symbol",
-    "BigInt",
-    "Date",
-    "RegExp",
-    "Error",
-    "EvalError",
-    "RangeError",
-    "ReferenceError",
-    "SyntaxError",
-    "TypeError",
-    "URIError",
-    "AggregateError",
-    "Map",
-    "Set",
-    "WeakMap",
-    "WeakSet",
-    "WeakRef",
-    "FinalizationRegistry",
-    "Promise",
-    "ArrayBuffer",
-    "SharedArrayBuffer",
-    "DataView",
-    ...TYPED_ARRAY_NAMES,
-  ].map((name) => (globalThis as Record<string, unknown>)[name]),
-);
-LANGUAGE_CONSTRUCTORS.add(getPrototypeOf(Uint8Array));
-const MESSAGING_SYMBOLS = new Set(["messaging_clone_symbol", "messaging_transfer_symbol"]);
+const LANGUAGE_CONSTRUCTORS = /* @__PURE__ */ intrinsic(() => {
+  const found = new Set<unknown>(
+    [
+      "Function",
+      "Array",
+      "Number",
+      "Boolean",
+      "String",
+      "Symbol",
+      "BigInt",
+      "Date",
+      "RegExp",
+      "Error",
+      "EvalError",
+      "RangeError",
+      "ReferenceError",
+      "SyntaxError",
+      "TypeError",
+      "URIError",
+      "AggregateError",
+      "Map",
+      "Set",
+      "WeakMap",
+      "WeakSet",
+      "WeakRef",
+      "FinalizationRegistry",
+      "Promise",
+      "ArrayBuffer",
+      "SharedArrayBuffer",
+      "DataView",
+      ...TYPED_ARRAY_NAMES,
+    ].map((name) => (globalThis as Record<string, unknown>)[name]),
+  );
+  found.add(getPrototypeOf(Uint8Array));
+  return found;
+});
+const MESSAGING_SYMBOLS = /* @__PURE__ */ new Set(["messaging_clone_symbol", "messaging_transfer_symbol"]);
 
 function platformChain(value: object): boolean {
   const proto = getPrototypeOf(value) as object | null;
@@ -887,7 +918,7 @@ function classifyUntagged(value: object): Kind {
 
 /** Platform classification by prototype chain, cached per prototype: `instanceof` against two dozen
  * constructors costs ~30 ns each. */
-const platformByPrototype = new WeakMap<object, Kind>();
+const platformByPrototype = /* @__PURE__ */ new WeakMap<object, Kind>();
 
 function platformKind(value: object): Kind {
   const proto = Object.getPrototypeOf(value) as object | null;
@@ -945,8 +976,8 @@ export function dateTime(value: object): number {
 }
 
 /** Entries/values of a Map or Set by slot (a subclass may override the iterators; the spec does not use them). */
-const mapEntries = Map.prototype.entries;
-const setValues = Set.prototype.values;
+const mapEntries = /* @__PURE__ */ intrinsic(() => Map.prototype.entries);
+const setValues = /* @__PURE__ */ intrinsic(() => Set.prototype.values);
 export function mapEntryList(map: object): [unknown, unknown][] {
   return Array.from(mapEntries.call(map as Map<unknown, unknown>));
 }

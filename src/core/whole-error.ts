@@ -9,10 +9,13 @@
  * own enumerable string-keyed properties, as ordinary values.
  */
 
+import { intrinsic } from "./intrinsics.ts";
 import { ERROR_NAMES, setStack } from "./types.ts";
 
 /** The closed list of error classes, by id (the binary format's class byte; the text format's name). */
-export const ERROR_CLASSES = [...ERROR_NAMES, "AggregateError", "SuppressedError"] as const;
+export const ERROR_CLASSES = /* @__PURE__ */ intrinsic(
+  () => [...ERROR_NAMES, "AggregateError", "SuppressedError"] as const,
+);
 export type ErrorClassName = (typeof ERROR_CLASSES)[number];
 export const AGGREGATE_ERROR = 7;
 export const SUPPRESSED_ERROR = 8;
@@ -20,20 +23,24 @@ export const SUPPRESSED_ERROR = 8;
 type AnyErrorCtor = new (...args: unknown[]) => Error;
 
 /** The constructors this host has, by class id (SuppressedError is newer than most hosts). */
-const classCtors: (AnyErrorCtor | undefined)[] = ERROR_CLASSES.map(
-  (name) => (globalThis as unknown as Record<string, AnyErrorCtor | undefined>)[name],
+// Module-level lookups marked pure, so that bundles without whole errors drop them (see intrinsics.ts).
+const classCtors: (AnyErrorCtor | undefined)[] = /* @__PURE__ */ intrinsic(() =>
+  ERROR_CLASSES.map((name) => (globalThis as unknown as Record<string, AnyErrorCtor | undefined>)[name]),
 );
 /** Class id by prototype object: the prototype chain walk compares identities, never names. */
-const classByProto = new Map<object, number>();
-for (let i = 0; i < classCtors.length; i++) {
-  const ctor = classCtors[i];
-  if (typeof ctor === "function") classByProto.set(ctor.prototype as object, i);
-}
+const classByProto: Map<object, number> = /* @__PURE__ */ intrinsic(() => {
+  const byProto = new Map<object, number>();
+  for (let i = 0; i < classCtors.length; i++) {
+    const ctor = classCtors[i];
+    if (typeof ctor === "function") byProto.set(ctor.prototype as object, i);
+  }
+  return byProto;
+});
 
-const getProto = Object.getPrototypeOf;
-const keysOf = Object.keys;
-const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-const defineProperty = Object.defineProperty;
+const getProto = /* @__PURE__ */ intrinsic(() => Object.getPrototypeOf);
+const keysOf = /* @__PURE__ */ intrinsic(() => Object.keys);
+const getOwnPropertyDescriptor = /* @__PURE__ */ intrinsic(() => Object.getOwnPropertyDescriptor);
+const defineProperty = /* @__PURE__ */ intrinsic(() => Object.defineProperty);
 
 /** An error taken apart (see readWholeError). Fields not present are `undefined`/false. */
 export interface WholeError {
