@@ -51,4 +51,8 @@ export default defineConfig({
   // esbuild's own tree shaking only: tsup's extra rollup pass would re-merge the modules this build
   // keeps apart (and need not be trusted with the pure annotations the application's bundler reads).
   treeshake: false,
+  // Shared chunks (a module's code, reached from several entries) in a folder of their own.
+  esbuildOptions(options) {
+    options.chunkNames = "chunks/[name]-[hash]";
+  },
 });

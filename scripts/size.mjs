@@ -1,10 +1,13 @@
 // Bytes shipped to a browser: each public function imported ALONE from the built package (dist/),
-// bundled by esbuild for the browser (minified, tree-shaken), gzip -9. The peers are measured the same
-// way, from node_modules. `test/size.test.ts` holds the budgets; this prints the table:
+// bundled by esbuild for the browser (minified, tree-shaken, ESM), gzip -9. The peers are measured the
+// same way, from node_modules. The budgets are here (`budget`, gzip bytes; `peerFactor`: at most that
+// many times the gzip of the peer row `peer`); test/size.test.ts holds them in `npm test`.
 //
 //   npm run build && node scripts/size.mjs            markdown table (the one in README.md)
+//   node scripts/size.mjs --readme                     also rewrites that table in README.md
 //   node scripts/size.mjs --json                       the figures as JSON
-//   node scripts/size.mjs --keep text.parse            also writes the minified bundle to size-out/
+//   node scripts/size.mjs --keep text.parse            also writes the minified bundle to size-out/,
+//                                                      and lists the bytes each dist file adds
 //
 // A bundle is `export { name } from "specifier"`: exporting (rather than calling) the function keeps
 // exactly what a caller's bundle would keep, with nothing of the measuring harness in it.
@@ -18,59 +21,143 @@ import { build } from "esbuild";
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 
-/** One row: `id` names it in budgets; `peer` rows come from node_modules. */
+/**
+ * One row: `id` names it in test/size.test.ts; `isPeer` rows come from node_modules; `root` rows import
+ * the function from the root entry (`structura`), which must shake down to the size of row `same`.
+ */
+const KB = 1024;
+
 export const TARGETS = [
-  { id: "text.parse", label: "text `parse`", from: "structura/text", name: "parse" },
-  { id: "text.stringify", label: "text `stringify`", from: "structura/text", name: "stringify" },
-  { id: "clone", label: "`clone`", from: "structura/clone", name: "clone" },
-  { id: "binary.deserialize", label: "binary `deserialize`", from: "structura/binary", name: "deserialize" },
-  { id: "binary.serialize", label: "binary `serialize`", from: "structura/binary", name: "serialize" },
-  { id: "formdata.parse", label: "`parseFormData`", from: "structura/formdata", name: "parseFormData" },
+  { id: "text.parse", label: "text `parse`", from: "structura/text", name: "parse", budget: 5 * KB },
+  {
+    id: "text.stringify",
+    label: "text `stringify`",
+    from: "structura/text",
+    name: "stringify",
+    budget: 6 * KB,
+  },
+  { id: "clone", label: "`clone`", from: "structura/clone", name: "clone", budget: 5 * KB },
+  {
+    id: "binary.deserialize",
+    label: "binary `deserialize`",
+    from: "structura/binary",
+    name: "deserialize",
+    budget: 5 * KB,
+  },
+  {
+    id: "binary.serialize",
+    label: "binary `serialize`",
+    from: "structura/binary",
+    name: "serialize",
+    budget: 6 * KB,
+  },
+  {
+    id: "formdata.parse",
+    label: "`parseFormData`",
+    from: "structura/formdata",
+    name: "parseFormData",
+    budget: 6 * KB,
+  },
   { id: "formdata.encode", label: "`encodeFormData`", from: "structura/formdata", name: "encodeFormData" },
   { id: "channel", label: "`createChannel`", from: "structura/channel", name: "createChannel" },
-  { id: "flatted.parse", label: "compat/flatted `parse`", from: "structura/compat/flatted", name: "parse" },
+  { id: "stream.encode", label: "stream `encodeStream`", from: "structura/stream", name: "encodeStream" },
+  { id: "stream.decode", label: "stream `decodeStream`", from: "structura/stream", name: "decodeStream" },
+  {
+    id: "flatted.parse",
+    label: "compat/flatted `parse`",
+    from: "structura/compat/flatted",
+    name: "parse",
+    peer: "peer.flatted.parse",
+    peerFactor: 2,
+  },
   {
     id: "flatted.stringify",
     label: "compat/flatted `stringify`",
     from: "structura/compat/flatted",
     name: "stringify",
   },
-  { id: "peer.devalue.parse", label: "devalue `parse`", from: "devalue", name: "parse", peer: true },
+  {
+    id: "devalue.parse",
+    label: "compat/devalue `parse`",
+    from: "structura/compat/devalue",
+    name: "parse",
+    peer: "peer.devalue.parse",
+    peerFactor: 2,
+  },
+  {
+    id: "devalue.stringify",
+    label: "compat/devalue `stringify`",
+    from: "structura/compat/devalue",
+    name: "stringify",
+  },
+  {
+    id: "ungap",
+    label: "compat/ungap `structuredClone`",
+    from: "structura/compat/ungap",
+    name: "default",
+    peer: "peer.ungap",
+    peerFactor: 2,
+  },
+  {
+    id: "root.parse",
+    label: "`parse` from `structura`",
+    from: "structura",
+    name: "parse",
+    root: true,
+    same: "text.parse",
+  },
+  {
+    id: "root.clone",
+    label: "`clone` from `structura`",
+    from: "structura",
+    name: "clone",
+    root: true,
+    same: "clone",
+  },
+  {
+    id: "root.deserialize",
+    label: "`deserialize` from `structura`",
+    from: "structura",
+    name: "deserialize",
+    root: true,
+    same: "binary.deserialize",
+  },
+  { id: "peer.devalue.parse", label: "devalue `parse`", from: "devalue", name: "parse", isPeer: true },
   {
     id: "peer.devalue.stringify",
     label: "devalue `stringify`",
     from: "devalue",
     name: "stringify",
-    peer: true,
+    isPeer: true,
   },
-  { id: "peer.flatted.parse", label: "flatted `parse`", from: "flatted", name: "parse", peer: true },
+  { id: "peer.flatted.parse", label: "flatted `parse`", from: "flatted", name: "parse", isPeer: true },
   {
     id: "peer.flatted.stringify",
     label: "flatted `stringify`",
     from: "flatted",
     name: "stringify",
-    peer: true,
+    isPeer: true,
   },
   {
     id: "peer.ungap",
     label: "@ungap/structured-clone",
     from: "@ungap/structured-clone",
     name: "default",
-    peer: true,
+    isPeer: true,
   },
   {
     id: "peer.msgpackr.unpack",
     label: "msgpackr `unpack` (`msgpackr/unpack`)",
     from: "msgpackr/unpack",
     name: "unpack",
-    peer: true,
+    isPeer: true,
   },
   {
     id: "peer.msgpackr.pack",
     label: "msgpackr `pack` (`msgpackr/pack`)",
     from: "msgpackr/pack",
     name: "pack",
-    peer: true,
+    isPeer: true,
   },
 ];
 
@@ -129,13 +216,33 @@ export async function measureAll(targets = TARGETS) {
   return rows;
 }
 
+const README_START = "<!-- size:start (node scripts/size.mjs --readme) -->";
+const README_END = "<!-- size:end -->";
+
 const ANCHOR_SYMBOL = 'Symbol("structura.anchor")';
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
+/** The gzip bytes a row may weigh, or undefined when it has no budget. */
+export function limitOf(row, rows) {
+  if (row.budget !== undefined) return row.budget;
+  if (row.peerFactor === undefined) return undefined;
+  const peer = rows.find((r) => r.id === row.peer);
+  return peer === undefined ? undefined : Math.floor(row.peerFactor * peer.gzip);
+}
+
 export function table(rows) {
-  const lines = ["| import (alone) | minified | gzip -9 |", "|---|--:|--:|"];
-  for (const row of rows) lines.push(`| ${row.label} | ${kb(row.minified)} | ${kb(row.gzip)} |`);
+  const lines = ["| import (alone) | minified | gzip -9 | budget (gzip) |", "|---|--:|--:|--:|"];
+  for (const row of rows) {
+    const limit = limitOf(row, rows);
+    let budget = "";
+    if (limit !== undefined) {
+      const what =
+        row.budget !== undefined ? kb(limit) : `${row.peerFactor}× ${row.peer.slice(5)} = ${kb(limit)}`;
+      budget = row.gzip > limit ? `${what} (over)` : what;
+    }
+    lines.push(`| ${row.label} | ${kb(row.minified)} | ${kb(row.gzip)} | ${budget} |`);
+  }
   return lines.join("\n");
 }
 
@@ -144,10 +251,26 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const rows = await measureAll();
   if (args.includes("--json")) {
     // `anchors`: whether the hidden-class anchors survived the bundler (see src/core/anchor.ts).
-    const json = rows.map(({ code, inputs, ...row }) => ({ ...row, anchors: code.includes(ANCHOR_SYMBOL) }));
+    const json = rows.map(({ code, inputs, ...row }) => ({
+      ...row,
+      limit: limitOf(row, rows),
+      anchors: code.includes(ANCHOR_SYMBOL),
+    }));
     console.log(JSON.stringify(json, null, 2));
   } else {
     console.log(table(rows));
+  }
+  if (args.includes("--readme")) {
+    const file = path.join(root, "README.md");
+    const readme = readFileSync(file, "utf8");
+    const start = readme.indexOf(README_START);
+    const end = readme.indexOf(README_END);
+    if (start === -1 || end < start)
+      throw new Error(`README.md has no ${README_START} ... ${README_END} block`);
+    writeFileSync(
+      file,
+      `${readme.slice(0, start + README_START.length)}\n${table(rows)}\n${readme.slice(end)}`,
+    );
   }
   const keep = args.indexOf("--keep");
   if (keep !== -1) {
