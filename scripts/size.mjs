@@ -188,7 +188,6 @@ export async function measure(target) {
     write: false,
     format: "esm",
     platform: "browser",
-    target: "es2022",
     minify: true,
     treeShaking: true,
     metafile: true,
