@@ -13,6 +13,8 @@ const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url),
 const ANCHOR_BODY = /function anchorHiddenClass\(instance\) \{([^}]*)\}/;
 /** An anchor call and the indentation before it (empty at the top level of a module). */
 const ANCHOR_CALLS = /^([ \t]*).*\banchorHiddenClass\(new \w+/gm;
+/** The comment esbuild writes before each module's code in an unminified bundle. */
+const MODULE_HEADING = /^\/\/ (src\/[\w/.-]+\.ts)$/gm;
 /** `from "./x.js"`, `import "./x.js"`, `require("./x.cjs")`. */
 const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*|\brequire\()["'](\.{1,2}\/[^"']+)["']/g;
 
@@ -73,25 +75,41 @@ describe("package surface", () => {
     expect(text.StructuraError).toBe(esm.StructuraError);
   });
 
-  it("the build keeps one file per source module, and every import between them resolves", () => {
+  it("the build keeps each format's halves apart, and every import between its files resolves", () => {
     const dist = new URL("../dist/", import.meta.url);
     const files = builtFiles(dist);
-    // src/text/parse.ts -> dist/text/parse.js and .cjs (a folder's index.ts is its public entry).
-    for (const source of readdirSync(new URL("../src/", import.meta.url), { recursive: true })) {
-      const name = String(source).replaceAll("\\", "/");
-      if (!name.endsWith(".ts") || name.endsWith("/index.ts") || name === "index.ts") continue;
-      for (const extension of [".js", ".cjs"]) {
-        expect(files.has(name.slice(0, -".ts".length) + extension), `dist for src/${name}`).toBe(true);
-      }
+    // The halves and the core modules are entries of their own (see tsup.config.ts).
+    for (const name of ["text/parse", "text/stringify", "binary/decode", "binary/encode", "core/types"]) {
+      for (const extension of [".js", ".cjs"])
+        expect(files.has(name + extension), name + extension).toBe(true);
     }
+    // esbuild heads each module's code with `// src/<path>`: no output file holds both directions of a
+    // format, and no core module shares a file with a capability's code.
+    const apart = [
+      ["src/text/reader.ts", "src/text/writer.ts"],
+      ["src/binary/decode.ts", "src/binary/encode.ts"],
+      ["src/formdata/parse.ts", "src/formdata/encode.ts"],
+    ];
+    let seen = 0;
     for (const file of files) {
       if (!file.endsWith(".js") && !file.endsWith(".cjs")) continue;
       const code = readFileSync(new URL(file, dist), "utf8");
+      const modules = new Set([...code.matchAll(MODULE_HEADING)].map((match) => match[1]!));
+      seen += modules.size;
+      for (const [a, b] of apart)
+        expect(modules.has(a!) && modules.has(b!), `${file} holds ${a} and ${b}`).toBe(false);
+      if ([...modules].some((m) => m.startsWith("src/core/"))) {
+        expect(
+          [...modules].filter((m) => !m.startsWith("src/core/")),
+          `${file} mixes core and capability code`,
+        ).toEqual([]);
+      }
       for (const match of code.matchAll(RELATIVE_IMPORT)) {
         const target = new URL(match[1]!, new URL(file, dist));
         expect(existsSync(target), `${file} imports ${match[1]}`).toBe(true);
       }
     }
+    expect(seen).toBeGreaterThan(50);
   });
 
   it("the built code still anchors hidden classes (a bundler once dropped the anchors as unused)", () => {

@@ -16,6 +16,7 @@
  */
 
 import { DecodeError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import { checkOptions } from "../core/options.ts";
 import {
   type EncodedFormData,
@@ -40,12 +41,14 @@ export type { EncodedFormData, EncodeOptions, FormDataInput, MultipartSource };
 
 const ENCODE_OPTIONS: readonly string[] = ["boundary"];
 // Every limit in DEFAULT_LIMITS is an option: a limit added there is accepted here without a second list.
-const PARSE_OPTIONS: readonly string[] = [
+// Marked pure (see core/intrinsics.ts): the list reaches into the parser's limits, which a bundle of
+// `encodeFormData` alone must not carry.
+const PARSE_OPTIONS: readonly string[] = /* @__PURE__ */ intrinsic(() => [
   ...Object.keys(DEFAULT_LIMITS),
   "allowPreamble",
   "decodeEscapes",
   "filenameStar",
-];
+]);
 
 /** Encodes a FormData (or `[name, value]` entries) as multipart/form-data. See docs/formdata.md. */
 export function encodeFormData(form: FormDataInput, options?: EncodeOptions | null): EncodedFormData {
