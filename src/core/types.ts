@@ -11,34 +11,6 @@
 
 import { hostTypes, proxyDetector } from "./host.ts";
 import { intrinsic } from "./intrinsics.ts";
-import { brand, byteLengthOfBuffer, byteLengthOfShared, TYPED_ARRAY_NAMES, typedArrayTag } from "./views.ts";
-
-export {
-  buildError,
-  ERROR_NAMES,
-  type ErrorName,
-  type ErrorParts,
-  isErrorName,
-  readError,
-  setErrorCause,
-  setStack,
-} from "./error-parts.ts";
-export {
-  type AnyTypedArray,
-  bufferByteLength,
-  copyBufferBytes,
-  isArrayBuffer,
-  isDetached,
-  isLengthTracking,
-  readView,
-  resizableMax,
-  TYPED_ARRAY_ELEMENT_SIZE,
-  TYPED_ARRAY_NAMES,
-  type TypedArrayConstructor,
-  type TypedArrayName,
-  typedArrayConstructor,
-  type ViewParts,
-} from "./views.ts";
 
 /** What kind of value an object is, for the purposes of structured serialization. */
 export enum Kind {
@@ -69,8 +41,374 @@ export enum Kind {
   Refused = 19,
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Typed arrays
+
+/** Stable ids (also used on the wire): never reorder, only append. */
+export const TYPED_ARRAY_NAMES = [
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Int16Array",
+  "Uint16Array",
+  "Int32Array",
+  "Uint32Array",
+  "Float32Array",
+  "Float64Array",
+  "BigInt64Array",
+  "BigUint64Array",
+  "Float16Array",
+] as const;
+
+export type TypedArrayName = (typeof TYPED_ARRAY_NAMES)[number];
+export type AnyTypedArray = Exclude<ArrayBufferView, DataView>;
+export type TypedArrayConstructor = new (
+  buffer: ArrayBufferLike,
+  byteOffset?: number,
+  length?: number,
+) => AnyTypedArray;
+
+// Module-level lookups are wrapped in `intrinsic` and marked pure so that bundlers drop the unused ones
+// (see intrinsics.ts); each still runs once, at load.
+const typedArrayIds: Record<string, number> = /* @__PURE__ */ intrinsic(() => {
+  const ids: Record<string, number> = Object.create(null);
+  for (let i = 0; i < TYPED_ARRAY_NAMES.length; i++) ids[TYPED_ARRAY_NAMES[i]!] = i;
+  return ids;
+});
+
+/** `%TypedArray%.prototype[@@toStringTag]` is a brand check: the element type's name, or undefined. */
+const typedArrayTag = /* @__PURE__ */ intrinsic(
+  () =>
+    Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get as (
+      this: unknown,
+    ) => string | undefined,
+);
+
+/** The typed array constructors, captured at load: a global deleted or replaced later changes nothing. */
+const typedArrayConstructors: (TypedArrayConstructor | undefined)[] = /* @__PURE__ */ intrinsic(() =>
+  TYPED_ARRAY_NAMES.map((name) => {
+    const ctor = (globalThis as Record<string, unknown>)[name];
+    return typeof ctor === "function" ? (ctor as TypedArrayConstructor) : undefined;
+  }),
+);
+
+/** The constructor for a typed array id, or undefined where the host lacks it (Float16Array). */
+export function typedArrayConstructor(id: number): TypedArrayConstructor | undefined {
+  return typedArrayConstructors[id];
+}
+
+/** Bytes per element for each typed array id. */
+export const TYPED_ARRAY_ELEMENT_SIZE = [1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8, 2] as const;
+
+const byteLengthOfBuffer = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!,
+);
+const byteLengthOfShared = /* @__PURE__ */ intrinsic(() =>
+  typeof SharedArrayBuffer === "function"
+    ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
+    : undefined,
+);
+const resizableOfBuffer = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get,
+);
+const maxByteLengthOf = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "maxByteLength")?.get,
+);
+const detachedOf = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get,
+);
+
+/**
+ * A view is length-tracking when it was made over a resizable buffer without an explicit length, so its
+ * length follows the buffer. JavaScript has no accessor for that slot, so this asks the buffer: only a
+ * view ending exactly at the end of a resizable buffer can be tracking, and for those a temporary resize
+ * (restored at once, contents kept) shows whether the view's length follows.
+ */
+function trackingByProbe(
+  view: ArrayBufferView,
+  byteOffset: number,
+  byteLength: number,
+  isDataView: boolean,
+): boolean {
+  const buffer = (isDataView ? dvBuffer.call(view) : taBuffer.call(view)) as ArrayBuffer & {
+    growable?: boolean;
+  };
+  const measure = isDataView ? dvByteLength : taByteLength;
+  if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer)) {
+    // Growing a SharedArrayBuffer cannot be undone; a view over a growable one that ends at its end is
+    // taken as tracking, which is what `new T(buffer, offset)` makes.
+    return buffer.growable === true && byteOffset + byteLength === bufferByteLength(buffer);
+  }
+  if (resizableOfBuffer === undefined || !resizableOfBuffer.call(buffer)) return false;
+  const size = byteLengthOfBuffer.call(buffer) as number;
+  if (byteOffset + byteLength !== size) return false;
+  const max = maxByteLengthOf!.call(buffer) as number;
+  // Grow by a whole element: a tracking view of wider elements only lengthens by whole elements.
+  const element = isDataView ? 1 : TYPED_ARRAY_ELEMENT_SIZE[typedArrayIds[typedArrayTag.call(view)!]!]!;
+  if (size + element <= max) {
+    buffer.resize(size + element);
+    const tracking = measure.call(view) !== byteLength;
+    buffer.resize(size);
+    return tracking;
+  }
+  // The buffer is (nearly) at its maximum: shrink by one element instead. A fixed-length view then goes
+  // out of bounds (length 0, or a TypeError from a DataView's getter); a tracking one loses an element.
+  // A one-element view at offset 0 reads 0 either way and is taken as tracking, the way such views are
+  // usually made.
+  if (byteLength < element) return true;
+  const saved = new Uint8Array(buffer, size - element, element).slice();
+  buffer.resize(size - element);
+  let tracking: boolean;
+  try {
+    tracking = measure.call(view) !== 0 || byteLength === element;
+  } catch {
+    tracking = false;
+  }
+  buffer.resize(size);
+  new Uint8Array(buffer, size - element, element).set(saved);
+  return tracking;
+}
+
+/** Whether a typed array or DataView is length-tracking (see `readView`, which also reports it). */
+export function isLengthTracking(view: ArrayBufferView): boolean {
+  const isDataView = typedArrayTag.call(view) === undefined;
+  const parts = readView(view, isDataView);
+  return parts?.tracking === true;
+}
+
+/** Intrinsic accessors: an own `byteLength` getter on a view or buffer must never run (the spec reads
+ * internal slots, not properties). */
+/* @__NO_SIDE_EFFECTS__ */
+function intrinsicGetter(proto: () => object, key: string): (this: unknown) => unknown {
+  return Object.getOwnPropertyDescriptor(proto(), key)!.get as (this: unknown) => unknown;
+}
+const typedArrayProto = (): object => Object.getPrototypeOf(Uint8Array.prototype) as object;
+const dataViewProto = (): object => DataView.prototype;
+const taBuffer = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "buffer");
+const taByteOffset = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "byteOffset");
+const taByteLength = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "byteLength");
+const taLength = /* @__PURE__ */ intrinsicGetter(typedArrayProto, "length");
+const taAt = /* @__PURE__ */ intrinsic(
+  () => (typedArrayProto() as { at: (this: unknown, index: number) => unknown }).at,
+);
+const dvBuffer = /* @__PURE__ */ intrinsicGetter(dataViewProto, "buffer");
+const dvByteOffset = /* @__PURE__ */ intrinsicGetter(dataViewProto, "byteOffset");
+const dvByteLength = /* @__PURE__ */ intrinsicGetter(dataViewProto, "byteLength");
+const bufferSlice = /* @__PURE__ */ intrinsic(() => ArrayBuffer.prototype.slice);
+
+/** Byte length of an ArrayBuffer or SharedArrayBuffer, by slot. */
+export function bufferByteLength(buffer: ArrayBufferLike): number {
+  const shared = byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer);
+  return (shared ? byteLengthOfShared!.call(buffer) : byteLengthOfBuffer.call(buffer)) as number;
+}
+
+/** Whether a value is an ArrayBuffer (not a SharedArrayBuffer), by slot. */
+export function isArrayBuffer(value: unknown): value is ArrayBuffer {
+  return typeof value === "object" && value !== null && brand(byteLengthOfBuffer, value);
+}
+
+/** Whether an ArrayBuffer is detached (no `detached` getter before ES2024, so probe by making a view). */
+export function isDetached(buffer: ArrayBuffer): boolean {
+  if (detachedOf !== undefined) return detachedOf.call(buffer) as boolean;
+  if ((byteLengthOfBuffer.call(buffer) as number) !== 0) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A copy of an ArrayBuffer's bytes through the intrinsic `slice` (an own `slice` must never run). */
+export function copyBufferBytes(buffer: ArrayBuffer): ArrayBuffer {
+  return bufferSlice.call(buffer, 0) as ArrayBuffer;
+}
+
+export interface ViewParts {
+  buffer: ArrayBufferLike;
+  byteOffset: number;
+  /** Bytes for a DataView, elements for a typed array. */
+  length: number;
+  /** Typed array id, or -1 for a DataView. */
+  type: number;
+  /** Length follows a resizable buffer. */
+  tracking: boolean;
+}
+
+/**
+ * Takes a typed array or DataView apart by slot. Returns null when the view cannot be serialized: its
+ * buffer is detached, or it is out of bounds of a shrunk resizable buffer (the spec throws
+ * DataCloneError for both).
+ */
+export function readView(view: ArrayBufferView, isDataView: boolean): ViewParts | null {
+  if (isDataView) {
+    const buffer = dvBuffer.call(view) as ArrayBufferLike;
+    let byteOffset: number;
+    let byteLength: number;
+    try {
+      // Both throw for a detached buffer or an out-of-bounds view.
+      byteOffset = dvByteOffset.call(view) as number;
+      byteLength = dvByteLength.call(view) as number;
+    } catch {
+      return null;
+    }
+    return {
+      buffer,
+      byteOffset,
+      length: byteLength,
+      type: -1,
+      tracking: trackingByProbe(view, byteOffset, byteLength, true),
+    };
+  }
+  const buffer = taBuffer.call(view) as ArrayBufferLike;
+  const byteLength = taByteLength.call(view) as number;
+  const byteOffset = taByteOffset.call(view) as number;
+  if (byteLength === 0) {
+    // Out of bounds and detached views report zero lengths; `at` validates the view and throws for them.
+    try {
+      taAt.call(view, 0);
+    } catch {
+      return null;
+    }
+  }
+  return {
+    buffer,
+    byteOffset,
+    length: taLength.call(view) as number,
+    type: typedArrayIds[typedArrayTag.call(view)!]!,
+    tracking: trackingByProbe(view, byteOffset, byteLength, false),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+/** The error names the spec keeps; any other name becomes "Error". */
+export const ERROR_NAMES = [
+  "Error",
+  "EvalError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+  "TypeError",
+  "URIError",
+] as const;
+export type ErrorName = (typeof ERROR_NAMES)[number];
+
+export interface ErrorParts {
+  name: ErrorName;
+  /** Present only when the error had an own data property `message` (ToString'd). */
+  message: string | undefined;
+  hasMessage: boolean;
+  /** The `stack` string, when the error had one. */
+  stack: string | undefined;
+  /** `cause`, when the error had an own data property `cause`. */
+  hasCause: boolean;
+  cause: unknown;
+}
+
 const hasOwn = Object.prototype.hasOwnProperty;
+
 const getOwnPropertyDescriptor = /* @__PURE__ */ intrinsic(() => Object.getOwnPropertyDescriptor);
+const defineProperty = /* @__PURE__ */ intrinsic(() => Object.defineProperty);
+
+/**
+ * Takes an Error apart per the HTML algorithm (name via [[Get]], kept only if it is one of the seven
+ * standard names; message only if an own data property), plus what V8 and Bun also carry: the stack
+ * and an own data `cause`.
+ *
+ * The stack is read with an ordinary [[Get]], as V8's serializer does: engines keep it in different
+ * places (an own data property in V8 before 2025 and in JavaScriptCore, an own accessor in newer V8, an
+ * accessor on Error.prototype in SpiderMonkey), and only [[Get]] finds it in all of them. It is kept
+ * when it is a string.
+ *
+ * Node deviation: V8 applies ToString to `name` and reads it twice; the spec reads it once and compares
+ * the value itself, so `{ toString() { return "TypeError" } }` gives "Error". structura follows the spec.
+ */
+export function readError(error: object): ErrorParts {
+  const rawName = (error as { name?: unknown }).name;
+  const name: ErrorName = ERROR_NAMES.includes(rawName as ErrorName) ? (rawName as ErrorName) : "Error";
+  const messageDesc = getOwnPropertyDescriptor(error, "message");
+  const hasMessage = messageDesc !== undefined && "value" in messageDesc;
+  const message = hasMessage ? String(messageDesc.value) : undefined;
+  const rawStack = (error as { stack?: unknown }).stack;
+  const stack = typeof rawStack === "string" ? rawStack : undefined;
+  const causeDesc = getOwnPropertyDescriptor(error, "cause");
+  const hasCause = causeDesc !== undefined && "value" in causeDesc;
+  return { name, message, hasMessage, stack, hasCause, cause: hasCause ? causeDesc.value : undefined };
+}
+
+const errorConstructors: Record<ErrorName, ErrorConstructor> = /* @__PURE__ */ intrinsic(() => ({
+  Error,
+  EvalError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  TypeError,
+  URIError,
+}));
+
+/**
+ * Rebuilds an Error from a closed allow-list of constructors (never looked up by a name from input).
+ * `message` and `cause` become own non-enumerable data properties, as on a native error.
+ */
+export function buildError(name: ErrorName, message: string | undefined, stack: string | undefined): Error {
+  const Ctor = errorConstructors[name] ?? Error;
+  const error = message === undefined ? new Ctor() : new Ctor(message);
+  setStack(error, stack);
+  return error;
+}
+
+/**
+ * Gives a rebuilt error (or DOMException) the original's stack, in the form this engine's own errors
+ * carry it, which is what its native clone produces: where a new error has an own `stack` accessor
+ * (newer V8), through that accessor's setter; where it has an own data property (older V8,
+ * JavaScriptCore), as a data property; where it has none (SpiderMonkey keeps an accessor on
+ * Error.prototype), as an own data property, the only way to give one object a stack of its own.
+ *
+ * Without a stack, the stack captured when the error was made here is removed (it would name
+ * structura's frames, not the original's) and nothing is defined: an own `stack: undefined` would hide
+ * an accessor on the prototype.
+ */
+export function setStack(error: object, stack: string | undefined): void {
+  // Never read the new error's own `stack` here: in V8 that formats the trace captured at construction
+  // (slow, and slower still where a test runner maps it through source maps).
+  if (stack === undefined) {
+    if (hasOwn.call(error, "stack")) delete (error as { stack?: unknown }).stack;
+    return;
+  }
+  const setter = ownStackSetter();
+  if (setter !== null && hasOwn.call(error, "stack")) {
+    setter.call(error, stack);
+    return;
+  }
+  defineProperty(error, "stack", { value: stack, writable: true, enumerable: false, configurable: true });
+}
+
+let stackSetter: ((this: object, value: string) => void) | null | undefined;
+
+/** The setter of the own `stack` accessor this engine gives new errors (newer V8), or null; probed once. */
+function ownStackSetter(): ((this: object, value: string) => void) | null {
+  if (stackSetter === undefined) {
+    const desc = getOwnPropertyDescriptor(new Error(), "stack");
+    stackSetter = desc?.set ?? null;
+  }
+  return stackSetter;
+}
+
+/** Sets `cause` on a rebuilt error (separately, so a cause that refers back to the error can be wired). */
+export function setErrorCause(error: Error, cause: unknown): void {
+  defineProperty(error, "cause", {
+    value: cause,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+export function isErrorName(name: unknown): name is ErrorName {
+  return ERROR_NAMES.includes(name as ErrorName);
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Other parts
@@ -110,6 +448,11 @@ export function regexpParts(re: RegExp): { source: string; flags: string } {
   return { source: regexpSource.call(re), flags };
 }
 
+/** maxByteLength of a resizable ArrayBuffer (by slot), or undefined for a fixed-length one. */
+export function resizableMax(buffer: ArrayBuffer): number | undefined {
+  return resizableOfBuffer?.call(buffer) ? (maxByteLengthOf!.call(buffer) as number) : undefined;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Classification
 
@@ -131,6 +474,15 @@ const stringValue = /* @__PURE__ */ intrinsic(() => String.prototype.valueOf);
 const booleanValue = /* @__PURE__ */ intrinsic(() => Boolean.prototype.valueOf);
 const bigintValue = /* @__PURE__ */ intrinsic(() => BigInt.prototype.valueOf);
 const symbolValue = /* @__PURE__ */ intrinsic(() => Symbol.prototype.valueOf);
+
+function brand(check: (this: unknown) => unknown, value: object): boolean {
+  try {
+    check.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function isRegExpValue(value: object): boolean {
   // RegExp.prototype itself answers "(?:)" to `source` without being a RegExp.

@@ -9,8 +9,8 @@
  * own enumerable string-keyed properties, as ordinary values.
  */
 
-import { ERROR_NAMES, setStack } from "./error-parts.ts";
 import { intrinsic } from "./intrinsics.ts";
+import { ERROR_NAMES, setStack } from "./types.ts";
 
 /** The closed list of error classes, by id (the binary format's class byte; the text format's name). */
 export const ERROR_CLASSES = /* @__PURE__ */ intrinsic(
