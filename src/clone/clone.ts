@@ -32,7 +32,7 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, type Copier, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
+import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
 import { annotate, CloneState, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
@@ -151,18 +151,20 @@ function cloneRecord(value: object, state: CloneState): object {
 }
 
 /**
- * A record through its shape's compiled copier, or the generic loop until there is one (the first few
- * uses, counted here) or for good (code generation off or refused, or the compile budget spent).
+ * A record through its shape's compiled copier, or the generic loop over the shape's keys until there is
+ * one (the first few uses, counted here) or for good (code generation off or refused, or the compile
+ * budget spent: the count then stays past COMPILE_AFTER and compiling is never tried again).
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state);
-  if (++shape.uses > COMPILE_AFTER) shape.copy = compileCopier(shape.keys, cloneObject) ?? genericCopy;
+  if (shape.uses <= COMPILE_AFTER && ++shape.uses > COMPILE_AFTER) {
+    shape.copy = compileCopier(shape.keys, cloneObject);
+  }
+  // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
+  // listed again.
   return clonePlain(source, shape.keys, state);
 }
-
-/** The copier of a shape that is not compiled: the generic loop over its keys, read afresh. */
-const genericCopy: Copier = (source, state) => clonePlain(source, keysOf(source), state);
 
 /**
  * An object without a shape: no keys, index-like keys, a `__proto__` key, too many keys. That is also
