@@ -32,7 +32,7 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, type Copier, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
+import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
 import { anchorCloneState, annotate, CloneState, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
@@ -152,18 +152,20 @@ function cloneRecord(value: object, state: CloneState): object {
 }
 
 /**
- * A record through its shape's compiled copier, or the generic loop until there is one (the first few
- * uses, counted here) or for good (code generation off or refused, or the compile budget spent).
+ * A record through its shape's compiled copier, or the generic loop over the shape's keys until there is
+ * one (the first few uses, counted here) or for good (code generation off or refused, or the compile
+ * budget spent: the count then stays past COMPILE_AFTER and compiling is never tried again).
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state);
-  if (++shape.uses > COMPILE_AFTER) shape.copy = compileCopier(shape.keys, cloneObject) ?? genericCopy;
+  if (shape.uses <= COMPILE_AFTER && ++shape.uses > COMPILE_AFTER) {
+    shape.copy = compileCopier(shape.keys, cloneObject);
+  }
+  // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
+  // listed again.
   return clonePlain(source, shape.keys, state);
 }
-
-/** The copier of a shape that is not compiled: the generic loop over its keys, read afresh. */
-const genericCopy: Copier = (source, state) => clonePlain(source, keysOf(source), state);
 
 /**
  * An object without a shape: no keys, index-like keys, a `__proto__` key, too many keys. That is also
@@ -276,8 +278,10 @@ function copyArrayKeys(
  * its butterfly), faster than any JavaScript loop can, and with the algorithm's exact semantics (holes
  * and extra properties included). JavaScript, on the other hand, can only find an array's extra
  * properties with Object.keys, which on JavaScriptCore builds a string per index (~70-90 ns each). So on
- * Bun, arrays holding only primitives go to the host. V8's structuredClone has no such path: on Node
- * the userland loop is the faster one.
+ * Bun, arrays holding only numbers, booleans, null, undefined and bigints go to the host. Strings do not:
+ * the host copies each one (~150-200 ns a string), which costs more than the walk's key snapshot, and
+ * the walk keeps them as they are. V8's structuredClone has no such path: on Node the userland loop is
+ * the faster one.
  */
 const lookupGetter = (ObjectProto as unknown as { __lookupGetter__?: (key: number) => unknown })
   .__lookupGetter__;
@@ -305,6 +309,10 @@ function plainPrimitive(source: unknown[], n: number): boolean {
   for (let i = 0; i < n; i++) {
     if (lookupGetter!.call(source, i) !== undefined) return false;
     const item = source[i];
+    // A string: the host copies each string (~150-200 ns each under Bun), the walk keeps it (strings
+    // are immutable), so even with its Object.keys snapshot the walk is faster. Every read so far was of
+    // a data element, so nothing observable happened before the walk takes its snapshot.
+    if (typeof item === "string") return false;
     if (typeof item === "object" ? item !== null : typeof item === "function" || typeof item === "symbol") {
       return false;
     }

@@ -17,7 +17,7 @@ export type Copier = (source: object, state: CloneState) => object;
 export interface Shape {
   readonly keys: readonly string[];
   uses: number;
-  /** null until compiled; the generic loop once compilation was refused or the shape is not compilable. */
+  /** null until compiled, and for good when compilation was refused or the compile budget is spent. */
   copy: Copier | null;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;

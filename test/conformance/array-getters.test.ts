@@ -208,3 +208,57 @@ describe("an index getter that changes the array mid-way", () => {
     );
   }
 });
+
+describe("strings: an array whose scan reaches a string takes the key walk", () => {
+  // Under Bun, an array of primitives is scanned (each index checked for an accessor before its read)
+  // and handed to the host; at the first string the scan stops and the walk copies the array instead.
+  // The elements read so far were data, so the walk's key snapshot is the one taken before any read.
+  const strings = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
+  for (const n of [9, 100, 1000]) {
+    conform(`getters at both ends of ${n} strings: each once, ascending, values copied`, (impl) => {
+      const log: number[] = [];
+      const value = strings(n);
+      accessor(value, n - 1, () => {
+        log.push(n - 1);
+        return "last";
+      });
+      accessor(value, 0, () => {
+        log.push(0);
+        return "first";
+      });
+      const copy = impl(value) as unknown[];
+      expect(log).toEqual([0, n - 1]);
+      expect(copy[0]).toBe("first");
+      expect(copy[n - 1]).toBe("last");
+      expect(copy[1]).toBe("s1");
+    });
+    conform(
+      `numbers then strings (${n}), a getter after the first string adds a named property: not copied`,
+      (impl) => {
+        const value = [...numbers(4), ...strings(n)] as unknown[] & { added?: number; kept?: string };
+        value.kept = "k";
+        let reads = 0;
+        accessor(value, 6, () => {
+          reads++;
+          value.added = 1;
+          return "g";
+        });
+        const copy = impl(value) as unknown[] & { kept?: string };
+        expect(reads).toBe(1);
+        expect(copy[6]).toBe("g");
+        expect(copy.kept).toBe("k");
+        expect(Object.hasOwn(copy, "added")).toBe(false);
+      },
+      "index-getter-adds-named",
+    );
+  }
+  conform("a hole among 20 strings stays a hole; named properties are copied", (impl) => {
+    const value = strings(20) as unknown[] & { extra?: number };
+    delete value[5];
+    value.extra = 7;
+    const copy = impl(value) as unknown[] & { extra?: number };
+    expect(Object.hasOwn(copy, 5)).toBe(false);
+    expect(copy.length).toBe(20);
+    expect(copy.extra).toBe(7);
+  });
+});
