@@ -13,6 +13,7 @@ export {
   type DecodeStreamOptions,
   decodeFrames,
   decodeStream,
+  type EncodeBatchOptions,
   type EncodeStreamOptions,
   encodeFrames,
   encodeStream,

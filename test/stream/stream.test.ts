@@ -19,6 +19,8 @@ import { expectSameStructure } from "../helpers/equal.ts";
 
 const FORMATS = ["binary", "text"] as const;
 const FROMAT = /fromat/;
+const NOT_SERIALIZED = /could not be serialized/;
+const ARRAY_OF_VALUES = /array of values/;
 const codecFixtures = fixtures.filter((f) => !f.host);
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -454,7 +456,7 @@ describe("stream: shared shapes (docs/stream-format.md §1.1)", () => {
         { fresh: 1, more: 2 },
         { id: 1, f: () => 1 },
       ]),
-    ).toThrow(/could not be serialized/);
+    ).toThrow(NOT_SERIALIZED);
     // Over maxFrameSize after its new shapes were defined.
     expect(() => encoder.encode([{ other: 1 }, "x".repeat(300)])).toThrow(LimitError);
     frames.push(encoder.encode([{ fresh: 3, more: 4 }, { other: 5 }, { id: 6 }]));
@@ -498,6 +500,33 @@ describe("stream: shared shapes (docs/stream-format.md §1.1)", () => {
     ];
     const out = createDecoder({ types: [box] }).push(concat(values.map((v) => encoder.encode(v))));
     expect(out).toEqual(values);
+  });
+});
+
+describe("stream: batch (arrays of values through the WHATWG streams)", () => {
+  it("encodeStream takes arrays of values; decodeStream gives each chunk's values as one array", async () => {
+    const values = sample();
+    for (const format of FORMATS) {
+      const arrays = await collect(
+        streamOf([values.slice(0, 3), [], values.slice(3)])
+          .pipeThrough(encodeStream({ format, batch: true }))
+          .pipeThrough(decodeStream({ format, batch: true })),
+      );
+      expect(arrays.every((a) => Array.isArray(a) && a.length > 0)).toBe(true);
+      expectSameStructure(arrays.flat(), clone(values));
+      // The bytes are the same frames a value-per-chunk encoder writes.
+      const one = await collect(streamOf(values).pipeThrough(encodeStream({ format })));
+      const many = await collect(streamOf([values]).pipeThrough(encodeStream({ format, batch: true })));
+      expect(concat(many)).toEqual(concat(one));
+    }
+  });
+
+  it("a chunk that is not an array, and batch where it does not apply, are refused", async () => {
+    await expect(
+      collect(streamOf([1 as unknown as unknown[]]).pipeThrough(encodeStream({ batch: true }))),
+    ).rejects.toThrow(ARRAY_OF_VALUES);
+    expect(() => createDecoder({ batch: true } as never)).toThrow(StructuraError);
+    expect(() => decodeStream({ batch: "yes" } as never)).toThrow(StructuraError);
   });
 });
 
