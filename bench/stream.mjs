@@ -7,8 +7,10 @@
 //
 // In process, each implementation carries every value of a case from an encoder to a decoder through
 // the stream classes it offers, and the figure is the time for all of them (GC included). The "floor"
-// row moves the same values through two WHATWG TransformStreams that do nothing: what the WHATWG
-// plumbing alone costs per value in this runtime, under any codec that offers a value per chunk. Between
+// row moves the same values through one WHATWG TransformStream that does nothing: each value is
+// written into a stream once and read out of one once, as through encodeStream → decodeStream, so it
+// is what the WHATWG plumbing alone costs per value in this runtime, under any codec that takes and
+// gives a value per chunk. Between
 // processes, a Node parent sends every value to a Node child, which sends each back; the figure is the
 // time until the last echo arrived. Each implementation runs in interleaved rounds (A B C, A B C, ...);
 // the table shows the mean and the median over the rounds, ratios are the peer's mean over structura's.
