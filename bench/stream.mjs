@@ -6,10 +6,14 @@
 //   BENCH_FILTER=process node --expose-gc bench/stream.mjs   only the process-to-process cases
 //
 // In process, each implementation carries every value of a case from an encoder to a decoder through
-// the stream classes it offers, and the figure is the time for all of them (GC included). Between
-// processes, a Node parent sends every value to a Node child, which sends each back; the figure is the
-// time until the last echo arrived. Each implementation runs in interleaved rounds (A B C, A B C, ...);
-// the table shows the mean and the median over the rounds, ratios are the peer's mean over structura's.
+// the stream classes it offers, and the figure is the time for all of them (GC included). The "floor"
+// row moves the same values through one WHATWG TransformStream that does nothing: each value is
+// written into a stream once and read out of one once, as through encodeStream → decodeStream, so it
+// is what the WHATWG plumbing alone costs per value in this runtime, under any codec that takes and
+// gives a value per chunk. Between processes, a Node parent sends every value to a Node child, which
+// sends each back; the figure is the time until the last echo arrived. Each implementation runs in
+// interleaved rounds (A B C, A B C, ...); the table shows the mean and the median over the rounds,
+// ratios are the peer's mean over structura's.
 // A result is checked once (count and first/last value) before it is timed.
 
 import { fork, spawn } from "node:child_process";
@@ -99,6 +103,28 @@ function webSource(values) {
   });
 }
 
+/** The same values in arrays of 64 (for `batch: true`). */
+function webBatches(values) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      controller.enqueue(values.slice(i, i + 64));
+      i += 64;
+      if (i >= values.length) controller.close();
+    },
+  });
+}
+
+async function drainBatches(readable) {
+  const out = [];
+  const reader = readable.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    for (let i = 0; i < value.length; i++) out.push(value[i]);
+  }
+}
+
 async function drainWeb(readable) {
   const out = [];
   const reader = readable.getReader();
@@ -181,6 +207,23 @@ function inProcess(c) {
       label: "structura",
       run: () =>
         drainWeb(webSource(c.values).pipeThrough(stream.encodeStream()).pipeThrough(stream.decodeStream())),
+      want: c.values,
+    },
+    {
+      name: "structura encodeStream → decodeStream, batch: true",
+      label: "batched",
+      run: () =>
+        drainBatches(
+          webBatches(c.values)
+            .pipeThrough(stream.encodeStream({ batch: true }))
+            .pipeThrough(stream.decodeStream({ batch: true })),
+        ),
+      want: c.values,
+    },
+    {
+      name: "floor: the values through an identity TransformStream",
+      label: "floor",
+      run: () => drainWeb(webSource(c.values).pipeThrough(new TransformStream())),
       want: c.values,
     },
     {

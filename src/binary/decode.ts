@@ -41,6 +41,7 @@ import {
   readGeneric,
   type Shape,
 } from "./read-shapes.ts";
+import { type DecodeSession, MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
   ARRAY,
@@ -126,6 +127,9 @@ let pos = 0;
 let end = 0;
 let refs: unknown[] = [];
 let shapes: Shape[] = [];
+/** For a stream message: its session (whose table `shapes` is), and that table's bytes. */
+let session: DecodeSession | null = null;
+let tableBytes = 0;
 let depth = 0;
 let maxDepth = 0;
 let registry: TypeRegistry | null = null;
@@ -194,11 +198,15 @@ function depthExceeded(): never {
 // ---------------------------------------------------------------------------------------------------
 // Entry point
 
-export function decode(bytes: Uint8Array, config: DecodeConfig): unknown {
-  if (active) return decodeReentrant(bytes, config);
+export function decode(
+  bytes: Uint8Array,
+  config: DecodeConfig,
+  stream: DecodeSession | null = null,
+): unknown {
+  if (active) return decodeReentrant(bytes, config, stream);
   active = true;
   try {
-    return decodeFresh(bytes, config);
+    return decodeFresh(bytes, config, 0, Number.POSITIVE_INFINITY, stream);
   } catch (error) {
     // decodeFresh converts what overflows inside it; this catches an overflow on the way in or out.
     throw typedStackError(error, stackLimit);
@@ -220,6 +228,7 @@ function decodeFresh(
   config: DecodeConfig,
   startDepth = 0,
   outerMaxDepth = Number.POSITIVE_INFINITY,
+  stream: DecodeSession | null = null,
 ): unknown {
   src = bytes;
   view = null;
@@ -232,30 +241,55 @@ function decodeFresh(
   copy = config.copy;
   aliases = null;
   sharedInput = -1;
-  if (end > 0 && bytes[0] !== MAGIC) {
-    fail("ERR_VERSION", "The input is not structura binary data (wrong magic byte).", 0);
+  session = null;
+  if (stream !== null && end > 0 && bytes[0] === STREAM_MAGIC) {
+    // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
+    if (end < HEADER_SIZE) truncated();
+    const mode = bytes[1]!;
+    if (mode === MODE_RESET) {
+      stream.shapes = [];
+      stream.bytes = 0;
+    } else if (mode !== MODE_EXTEND) {
+      fail("ERR_VERSION", `Stream message mode ${mode} is not supported (this decoder reads 1 and 2).`, 1);
+    }
+    session = stream;
+    shapes = stream.shapes;
+    tableBytes = stream.bytes;
+    version = VERSION;
+  } else {
+    if (end > 0 && bytes[0] !== MAGIC) {
+      fail(
+        "ERR_VERSION",
+        bytes[0] === STREAM_MAGIC
+          ? "The input is a stream message: only a stream decoder reads it (with its stream's shapes)."
+          : "The input is not structura binary data (wrong magic byte).",
+        0,
+      );
+    }
+    if (end < HEADER_SIZE) truncated();
+    const v = bytes[1]!;
+    if (v < OLDEST_VERSION || v > VERSION) {
+      fail(
+        "ERR_VERSION",
+        `Format version ${v} is not supported (this decoder reads ${OLDEST_VERSION} to ${VERSION}).`,
+        1,
+      );
+    }
+    version = v;
   }
-  if (end < HEADER_SIZE) truncated();
-  const v = bytes[1]!;
-  if (v < OLDEST_VERSION || v > VERSION) {
-    fail(
-      "ERR_VERSION",
-      `Format version ${v} is not supported (this decoder reads ${OLDEST_VERSION} to ${VERSION}).`,
-      1,
-    );
-  }
-  version = v;
   pos = HEADER_SIZE;
   earnCompileCredit(end);
   try {
     const value = readValue();
     if (pos !== end) fail("ERR_TRAILING_DATA", `${end - pos} bytes follow the value.`);
+    if (session !== null) session.bytes = tableBytes;
     return value;
   } catch (error) {
     throw typedStackError(error, stackLimit);
   } finally {
     refs = [];
     shapes = [];
+    session = null;
     src = EMPTY;
     view = null;
     registry = null;
@@ -274,8 +308,10 @@ function dv(): DataView {
   return view ?? (view = new DataView(src.buffer, src.byteOffset, src.byteLength));
 }
 
-function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
+function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: DecodeSession | null): unknown {
   const saved = {
+    session,
+    tableBytes,
     src,
     view,
     pos,
@@ -291,8 +327,10 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig): unknown {
     version,
   };
   try {
-    return decodeFresh(bytes, config, saved.depth, saved.maxDepth);
+    return decodeFresh(bytes, config, saved.depth, saved.maxDepth, stream);
   } finally {
+    session = saved.session;
+    tableBytes = saved.tableBytes;
     src = saved.src;
     view = saved.view;
     pos = saved.pos;
@@ -638,9 +676,25 @@ function readShapeDefinition(): object {
   if (n === 0) fail("ERR_BAD_VALUE", "A shape needs at least one key.", at);
   const keys: string[] = new Array(n);
   for (let i = 0; i < n; i++) keys[i] = readKey();
+  if (session !== null) addToTable(keys, at);
   const shape = internShape(keys);
   shapes.push(shape);
   return readWithShape(shape);
+}
+
+/** A stream message's definition joins its stream's table, within the table's byte bound. */
+function addToTable(keys: readonly string[], at: number): void {
+  const cost = shapeCost(keys);
+  const max = session!.max;
+  if (tableBytes + cost > max) {
+    throw new LimitError(
+      "maxShapeTable",
+      max,
+      `A shape definition takes the stream's shape table over maxShapeTable (${max} bytes).`,
+      { offset: at },
+    );
+  }
+  tableBytes += cost;
 }
 
 function readRecord(id: number): object {

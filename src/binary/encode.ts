@@ -30,6 +30,14 @@ import {
   unbox,
 } from "../core/types.ts";
 import { readWholeError } from "../core/whole-error.ts";
+import {
+  type EncodeSession,
+  MODE_EXTEND,
+  MODE_RESET,
+  nextEpoch,
+  STREAM_MAGIC,
+  shapeCost,
+} from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
   ALIGNMENT,
@@ -269,7 +277,14 @@ function forget(): void {
   for (let i = 0; i < n; i++) list[i] = undefined;
 }
 let nextRef = 0;
+/** The current message's shape epoch: a shape node whose `epoch` equals it is defined in this message
+ * (or, for a stream message, in its stream's table) under `node.id`. */
 let epoch = 0;
+/** For a stream message: its session, and the stream table's bytes as this message grows it. */
+let session: EncodeSession | null = null;
+let tableBytes = 0;
+/** A shape did not fit the stream table in this message: the next message resets the table. */
+let tableFull = false;
 let nextShape = 0;
 let depth = 0;
 let maxDepth = 0;
@@ -311,12 +326,16 @@ export function encode(value: unknown, config: EncodeConfig): Uint8Array {
  * next encode in this thread. For a caller that copies the bytes somewhere at once (the channel, into
  * its ring), it saves an allocation and a copy per message. Never hand the view (or its buffer) out.
  */
-export function encodeTransient(value: unknown, config: EncodeConfig): Uint8Array {
+export function encodeTransient(
+  value: unknown,
+  config: EncodeConfig,
+  stream: EncodeSession | null = null,
+): Uint8Array {
   // From inside a custom type's encode: a fresh, owned result (valid for longer, which is fine).
-  if (active) return encodeReentrant(value, config);
+  if (active) return encodeReentrant(value, config, stream);
   active = true;
   try {
-    return encodeFresh(value, config, 0, Number.POSITIVE_INFINITY, true);
+    return encodeFresh(value, config, 0, Number.POSITIVE_INFINITY, true, stream);
   } catch (error) {
     // encodeFresh converts what overflows inside it; this catches an overflow on the way in or out.
     throw typedStackError(error, stackLimit);
@@ -333,6 +352,7 @@ function encodeFresh(
   startDepth = 0,
   outerMaxDepth = Number.POSITIVE_INFINITY,
   transient = false,
+  stream: EncodeSession | null = null,
 ): Uint8Array {
   if (target.length === 0) grow(freshSize);
   registry = config.registry.size === 0 ? null : config.registry;
@@ -340,25 +360,51 @@ function encodeFresh(
   maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   wholeErrors = config.wholeErrors !== false;
   isProxy = proxyDetector();
-  epoch++;
-  nextShape = 0;
   nextRef = 0;
   depth = startDepth;
   lastShape = prevShape = null;
   pos = 0;
   const t = target;
-  t[0] = MAGIC;
-  t[1] = VERSION;
+  session = stream;
+  tableFull = false;
+  if (stream === null) {
+    epoch = nextEpoch();
+    nextShape = 0;
+    t[0] = MAGIC;
+    t[1] = VERSION;
+  } else {
+    // A stream message: shapes whose node carries the session's epoch are in the reader's table.
+    t[0] = STREAM_MAGIC;
+    if (stream.reset) {
+      stream.epoch = nextEpoch();
+      stream.shapes = 0;
+      stream.bytes = 0;
+      t[1] = MODE_RESET;
+    } else t[1] = MODE_EXTEND;
+    epoch = stream.epoch;
+    nextShape = stream.shapes;
+    tableBytes = stream.bytes;
+  }
   pos = HEADER_SIZE;
   try {
     writeValue(value);
+    if (stream !== null) {
+      stream.shapes = nextShape;
+      stream.bytes = tableBytes;
+      stream.reset = tableFull;
+    }
   } catch (error) {
     pos = 0;
+    // The message is not sent, but shape nodes may carry the session's epoch with ids the reader never
+    // saw: the session moves to a fresh epoch (it defines its shapes again, with new ids, from the
+    // table size the reader has).
+    if (stream !== null) stream.epoch = nextEpoch();
     throw convertError(error);
   } finally {
     forget();
     pendingCustom = null;
     registry = null;
+    session = null;
     depth = 0;
   }
   const end = pos;
@@ -400,8 +446,15 @@ function convertError(error: unknown): unknown {
 }
 
 /** serialize() called from inside a custom type's encode: run on a fresh writer, then restore. */
-function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
+function encodeReentrant(
+  value: unknown,
+  config: EncodeConfig,
+  stream: EncodeSession | null = null,
+): Uint8Array {
   const saved = {
+    session,
+    tableBytes,
+    tableFull,
     target,
     view,
     pos,
@@ -434,9 +487,12 @@ function encodeReentrant(value: unknown, config: EncodeConfig): Uint8Array {
   // outer one a fresh epoch afterwards would lose its definitions, so inner shapes use a private tree.
   const restoreShapes = privateShapeTree();
   try {
-    return encodeFresh(value, config, saved.depth, saved.maxDepth);
+    return encodeFresh(value, config, saved.depth, saved.maxDepth, false, stream);
   } finally {
     restoreShapes();
+    session = saved.session;
+    tableBytes = saved.tableBytes;
+    tableFull = saved.tableFull;
     target = saved.target;
     view = saved.view;
     pos = saved.pos;
@@ -755,6 +811,14 @@ function writeRecord(value: object, keys: string[]): void {
     lastShape = shape;
   }
   if (shape.epoch !== epoch) {
+    if (session !== null && !tableHas(shape)) {
+      // The stream's table is full: this record goes as a plain object (the next message resets).
+      target[pos++] = OBJECT;
+      writeVarint(n);
+      writeEntries(value, keys, n);
+      depth--;
+      return;
+    }
     shape.epoch = epoch;
     shape.id = nextShape++;
     target[pos++] = SHAPE_DEF;
@@ -788,6 +852,18 @@ function writeRecord(value: object, keys: string[]): void {
   if (write !== null && write !== writeFieldsGeneric) write(value);
   else writeFields(value, keys, n);
   depth--;
+}
+
+/** For a stream message: adds the shape's cost to the stream table if it fits (false if not). */
+function tableHas(shape: ShapeNode): boolean {
+  let cost = shape.cost;
+  if (cost < 0) cost = shape.cost = shapeCost(shape.keys!);
+  if (tableBytes + cost > session!.max) {
+    tableFull = true;
+    return false;
+  }
+  tableBytes += cost;
+  return true;
 }
 
 /** The values of a record, in key order, read by computed key (before a shape's writer is compiled). */

@@ -24,6 +24,8 @@ export class ShapeNode {
   uses = 0;
   /** The compiled field writer; null until compiled, `writeFieldsGeneric` if it cannot be. */
   write: FieldWriter | null = null;
+  /** Its weight in a stream's shape table (session.ts `shapeCost`); -1 until a stream defines it. */
+  cost = -1;
 }
 
 /** Records with more keys are written as plain key/value objects. */

@@ -2,7 +2,14 @@
  * Value <-> frame payload, per format: the part of a stream that is not framing.
  */
 
-import { deserialize, serialize } from "../binary/index.ts";
+import {
+  type DecodeConfig,
+  type DecodeSession,
+  decodeMessage,
+  type EncodeConfig,
+  type EncodeSession,
+  encodeMessage,
+} from "../binary/messages.ts";
 import { DecodeError, LimitError, StructuraError } from "../core/errors.ts";
 import type { ErrorsOption, TypeOptions } from "../core/options.ts";
 import { classify, Kind } from "../core/types.ts";
@@ -14,25 +21,57 @@ export interface CodecConfig {
   codec: TypeOptions & { maxDepth?: number };
   /** What `serialize`/`stringify` are given: `codec`, plus how errors are written when set. */
   writeCodec: TypeOptions & { maxDepth?: number; errors?: ErrorsOption };
+  /** The binary encoder's and decoder's configuration, resolved once per stream. */
+  encode: EncodeConfig;
+  decode: DecodeConfig;
   maxFrameSize: number;
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Binary
 
+/**
+ * A value's binary message (a stream message over `session`'s shape table, or a plain message when
+ * `session` is null), checked against maxFrameSize. A view of the encoder's buffer: copy it at once.
+ */
+export function binaryMessage(
+  value: unknown,
+  config: CodecConfig,
+  session: EncodeSession | null,
+): Uint8Array {
+  if (session === null) {
+    const message = encodeMessage(value, config.encode, null);
+    if (message.length > config.maxFrameSize) frameTooLarge(message.length, config.maxFrameSize);
+    return message;
+  }
+  const { shapes, bytes, reset } = session;
+  const message = encodeMessage(value, config.encode, session);
+  if (message.length > config.maxFrameSize) {
+    // Not sent: the reader's table stays as it was, so the writer's must too.
+    session.rollback(shapes, bytes, reset);
+    frameTooLarge(message.length, config.maxFrameSize);
+  }
+  return message;
+}
+
 /** One binary frame: the length prefix and the message, in one Uint8Array that owns its memory. */
-export function binaryFrame(value: unknown, config: CodecConfig): Uint8Array {
-  const message = serialize(value, config.writeCodec);
+export function binaryFrame(value: unknown, config: CodecConfig, session: EncodeSession | null): Uint8Array {
+  const message = binaryMessage(value, config, session);
   const length = message.length;
-  if (length > config.maxFrameSize) frameTooLarge(length, config.maxFrameSize);
   const frame = new Uint8Array(prefixSize(length) + length);
   frame.set(message, writePrefix(frame, 0, length));
   return frame;
 }
 
-export function readBinary(payload: Uint8Array, config: CodecConfig, index: number, offset: number): unknown {
+export function readBinary(
+  payload: Uint8Array,
+  config: CodecConfig,
+  session: DecodeSession,
+  index: number,
+  offset: number,
+): unknown {
   try {
-    return deserialize(payload, config.codec);
+    return decodeMessage(payload, config.decode, session);
   } catch (error) {
     throw inFrame(error, index, offset, true);
   }

@@ -7,7 +7,7 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { Batch, createEncoder, decodeFrames, type EncodeStreamOptions, later } from "./streams.ts";
+import { Batch, decodeFrames, type EncodeStreamOptions, frameWriter, later } from "./streams.ts";
 
 /** Where a connection writes: a WritableStream, a Node Writable, or a Bun FileSink. */
 export type ByteSink =
@@ -74,7 +74,7 @@ export function connect<T = unknown>(
   output: ByteSink,
   options?: EncodeStreamOptions | null,
 ): ValueConnection<T> {
-  const encoder = createEncoder(options);
+  const writer = frameWriter(options, "connect");
   const { write, end } = writerFor(output);
   // Frames not yet written, and the write chain that keeps batches in order.
   const batch = new Batch();
@@ -92,7 +92,7 @@ export function connect<T = unknown>(
   return {
     send(value) {
       if (closed) return Promise.reject(new ArgumentError("send() after close()."));
-      batch.add(encoder.encode(value));
+      writer.writeTo(batch, value);
       // A full batch is written now and its promise returned, so an awaiting sender waits for the
       // output to drain; otherwise the batch goes out after this macrotask, with whatever else was sent.
       if (batch.bytes >= BATCH_BYTES) return flush();
@@ -119,7 +119,7 @@ export function connect<T = unknown>(
 
 /** The decode side takes the stream options without the encoder-only ones. */
 function readOptions(options: EncodeStreamOptions): EncodeStreamOptions {
-  const { plainJson: _p, highWaterMark: _h, ...rest } = options;
+  const { plainJson: _p, highWaterMark: _h, errors: _e, sharedShapes: _s, ...rest } = options;
   return rest;
 }
 

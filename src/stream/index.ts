@@ -4,6 +4,7 @@
  * same code runs in browsers, Deno, Bun and Node. Framing: docs/stream-format.md.
  */
 
+export { DEFAULT_MAX_SHAPE_TABLE } from "../binary/session.ts";
 export { type ByteSink, connect, connectStdio, type ValueConnection } from "./connect.ts";
 export { DEFAULT_MAX_FRAME_SIZE } from "./frames.ts";
 export {
@@ -12,6 +13,7 @@ export {
   type DecodeStreamOptions,
   decodeFrames,
   decodeStream,
+  type EncodeBatchOptions,
   type EncodeStreamOptions,
   encodeFrames,
   encodeStream,

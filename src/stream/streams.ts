@@ -2,16 +2,27 @@
  * Value streams: options, the synchronous encoder/decoder, WHATWG TransformStreams and async iterables.
  */
 
+import { DEFAULT_MAX_SHAPE_TABLE, DecodeSession, EncodeSession } from "../binary/messages.ts";
+import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
 import { ArgumentError } from "../core/errors.ts";
 import {
   checkOptions,
   depthOption,
   type ErrorsOption,
   errorsOption,
+  registryOf,
   type TypeOptions,
 } from "../core/options.ts";
-import { binaryFrame, type CodecConfig, readBinary, readText, SKIP, textFrame } from "./codec.ts";
-import { DEFAULT_MAX_FRAME_SIZE, FrameReader } from "./frames.ts";
+import {
+  binaryFrame,
+  binaryMessage,
+  type CodecConfig,
+  readBinary,
+  readText,
+  SKIP,
+  textFrame,
+} from "./codec.ts";
+import { DEFAULT_MAX_FRAME_SIZE, FrameReader, prefixSize, writePrefix } from "./frames.ts";
 
 export interface StreamOptions extends TypeOptions {
   /**
@@ -23,6 +34,12 @@ export interface StreamOptions extends TypeOptions {
   maxDepth?: number | undefined;
   /** Largest frame in bytes (a binary message, or a text line); larger is a LimitError. 32 MiB. */
   maxFrameSize?: number | undefined;
+  /**
+   * Binary format: bound on the stream's shape table (record key lists that later frames refer to by
+   * id), in the estimated bytes of docs/stream-format.md §1.1. A reader refuses a definition past it
+   * (LimitError); a writer never goes past its own (it starts the table afresh instead). 256 KiB.
+   */
+  maxShapeTable?: number | undefined;
 }
 
 export interface EncodeStreamOptions extends StreamOptions {
@@ -35,16 +52,51 @@ export interface EncodeStreamOptions extends StreamOptions {
   highWaterMark?: number | undefined;
   /** How errors are written, as for `serialize`/`stringify`: `"whole"` (default) or `"structuredClone"`. */
   errors?: ErrorsOption | undefined;
+  /**
+   * Binary format: `true` (default): record shapes defined by a frame are named by id in later frames
+   * of the stream (each frame needs the frames before it). `false`: every frame is a self-contained
+   * `serialize` message that any frame reader can decode alone.
+   */
+  sharedShapes?: boolean | undefined;
 }
 
-export type DecodeStreamOptions = StreamOptions;
+export interface DecodeStreamOptions extends StreamOptions {
+  /**
+   * `decodeStream` only: give the values decoded from each input chunk as one array (never empty)
+   * instead of one chunk per value. A WHATWG stream costs about as much per chunk as decoding a small
+   * record, so a reader that can take arrays saves most of that cost.
+   */
+  batch?: boolean | undefined;
+}
 
-const STREAM_KEYS = ["format", "maxDepth", "maxFrameSize", "types", "registry"];
-const ENCODE_KEYS = [...STREAM_KEYS, "plainJson", "highWaterMark", "errors"];
+export interface EncodeBatchOptions extends EncodeStreamOptions {
+  /**
+   * `encodeStream` only: each chunk written is an array of values (each element becomes one frame),
+   * instead of one value. The writer chooses how much one write encodes: backpressure applies between
+   * arrays, not inside one.
+   */
+  batch?: boolean | undefined;
+}
+
+const STREAM_KEYS = ["format", "maxDepth", "maxFrameSize", "maxShapeTable", "types", "registry"];
+const ENCODE_KEYS = [...STREAM_KEYS, "plainJson", "highWaterMark", "errors", "sharedShapes"];
+const WEB_ENCODE_KEYS = [...ENCODE_KEYS, "batch"];
+const WEB_DECODE_KEYS = [...STREAM_KEYS, "batch"];
+
+function batchOption(options: { batch?: boolean | undefined } | null | undefined): boolean {
+  const batch = options?.batch;
+  if (batch !== undefined && typeof batch !== "boolean") {
+    throw new ArgumentError(`batch must be a boolean, got ${String(batch)}.`);
+  }
+  return batch === true;
+}
 
 interface Setup {
   binary: boolean;
   plainJson: boolean;
+  /** Binary: frames share a stream shape table (a session per stream); false: self-contained frames. */
+  sharedShapes: boolean;
+  maxShapeTable: number;
   config: CodecConfig;
 }
 
@@ -53,11 +105,19 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
     return {
       binary: true,
       plainJson: true,
-      config: { codec: {}, writeCodec: {}, maxFrameSize: DEFAULT_MAX_FRAME_SIZE },
+      sharedShapes: true,
+      maxShapeTable: DEFAULT_MAX_SHAPE_TABLE,
+      config: {
+        codec: {},
+        writeCodec: {},
+        encode: { registry: registryOf(undefined), maxDepth: DEFAULT_MAX_DEPTH, wholeErrors: true },
+        decode: { registry: registryOf(undefined), maxDepth: DEFAULT_MAX_DEPTH, copy: true },
+        maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
+      },
     };
   }
   checkOptions(options, keys, `${api}()`);
-  const { format, maxFrameSize, plainJson } = options;
+  const { format, maxFrameSize, maxShapeTable, plainJson, sharedShapes } = options;
   if (format !== undefined && format !== "binary" && format !== "text") {
     throw new ArgumentError(`format must be "binary" or "text", got ${String(format)}.`);
   }
@@ -70,6 +130,18 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
   ) {
     throw new ArgumentError(`maxFrameSize must be an integer from 1 to 2^32, got ${String(maxFrameSize)}.`);
   }
+  if (
+    maxShapeTable !== undefined &&
+    (typeof maxShapeTable !== "number" ||
+      !Number.isInteger(maxShapeTable) ||
+      maxShapeTable < 0 ||
+      maxShapeTable > 2 ** 32)
+  ) {
+    throw new ArgumentError(`maxShapeTable must be an integer from 0 to 2^32, got ${String(maxShapeTable)}.`);
+  }
+  if (sharedShapes !== undefined && typeof sharedShapes !== "boolean") {
+    throw new ArgumentError(`sharedShapes must be a boolean, got ${String(sharedShapes)}.`);
+  }
   const codec: CodecConfig["codec"] = {};
   if (options.types !== undefined) codec.types = options.types;
   if (options.registry !== undefined) codec.registry = options.registry;
@@ -77,15 +149,47 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
   const errors = (options as EncodeStreamOptions).errors;
   if (errors !== undefined) errorsOption(errors);
   const writeCodec = errors === undefined ? codec : { ...codec, errors };
+  const registry = registryOf(codec);
+  const maxDepth = codec.maxDepth ?? DEFAULT_MAX_DEPTH;
   return {
     binary: format !== "text",
     plainJson: plainJson !== false,
-    config: { codec, writeCodec, maxFrameSize: maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE },
+    sharedShapes: sharedShapes !== false,
+    maxShapeTable: maxShapeTable ?? DEFAULT_MAX_SHAPE_TABLE,
+    config: {
+      codec,
+      writeCodec,
+      encode: { registry, maxDepth, wholeErrors: errors === undefined || errors === "whole" },
+      decode: { registry, maxDepth, copy: true },
+      maxFrameSize: maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE,
+    },
   };
 }
 
-function frameOf(s: Setup, value: unknown): Uint8Array {
-  return s.binary ? binaryFrame(value, s.config) : textFrame(value, s.config, s.plainJson);
+/** A stream's writer, for connect(): frames written straight into its batches. */
+export function frameWriter(options: EncodeStreamOptions | null | undefined, api: string): Writer {
+  return new Writer(setup(options, ENCODE_KEYS, api));
+}
+
+/** One stream's writer: its setup and, for binary frames with shared shapes, its shape-table session. */
+export class Writer {
+  readonly session: EncodeSession | null;
+  constructor(readonly s: Setup) {
+    this.session = s.binary && s.sharedShapes ? new EncodeSession(s.maxShapeTable) : null;
+  }
+
+  /** One frame in a Uint8Array of its own. */
+  frame(value: unknown): Uint8Array {
+    const s = this.s;
+    return s.binary ? binaryFrame(value, s.config, this.session) : textFrame(value, s.config, s.plainJson);
+  }
+
+  /** One frame, written straight into `batch` (a binary message is copied once, from the encoder). */
+  writeTo(batch: Batch, value: unknown): void {
+    const s = this.s;
+    if (s.binary) batch.addMessage(binaryMessage(value, s.config, this.session));
+    else batch.add(textFrame(value, s.config, s.plainJson));
+  }
 }
 
 /**
@@ -120,8 +224,8 @@ export interface FrameDecoder {
 }
 
 export function createEncoder(options?: EncodeStreamOptions | null): FrameEncoder {
-  const s = setup(options, ENCODE_KEYS, "createEncoder");
-  return { encode: (value) => frameOf(s, value) };
+  const writer = new Writer(setup(options, ENCODE_KEYS, "createEncoder"));
+  return { encode: (value) => writer.frame(value) };
 }
 
 export function createDecoder(options?: DecodeStreamOptions | null): FrameDecoder {
@@ -131,12 +235,14 @@ export function createDecoder(options?: DecodeStreamOptions | null): FrameDecode
 function makeDecoder(s: Setup): FrameDecoder {
   let out: unknown[] = [];
   const { config } = s;
+  // Every binary decoder keeps a shape table: a writer may share shapes whatever the reader's options.
+  const session = new DecodeSession(s.maxShapeTable);
   const reader = new FrameReader(
     s.binary,
     config.maxFrameSize,
     s.binary
       ? (payload, index, offset) => {
-          out.push(readBinary(payload, config, index, offset));
+          out.push(readBinary(payload, config, session, index, offset));
         }
       : (payload, index, offset) => {
           const value = readText(payload, config, index, offset);
@@ -174,23 +280,39 @@ const CHUNK_BYTES = 65_536;
  * is taken only when the reader has room (`highWaterMark` bytes), so a slow consumer holds the writer
  * back instead of filling memory.
  */
-export function encodeStream(options?: EncodeStreamOptions | null): TransformStream<unknown, Uint8Array> {
-  const s = setup(options, ENCODE_KEYS, "encodeStream");
+export function encodeStream(
+  options: EncodeBatchOptions & { batch: true },
+): TransformStream<readonly unknown[], Uint8Array>;
+export function encodeStream(options?: EncodeBatchOptions | null): TransformStream<unknown, Uint8Array>;
+export function encodeStream(options?: EncodeBatchOptions | null): TransformStream<unknown, Uint8Array> {
+  const s = setup(options, WEB_ENCODE_KEYS, "encodeStream");
+  const arrays = batchOption(options);
   const highWaterMark = options?.highWaterMark ?? CHUNK_BYTES;
   if (typeof highWaterMark !== "number" || !(highWaterMark >= 0)) {
     throw new ArgumentError(`highWaterMark must be a number of bytes, got ${String(highWaterMark)}.`);
   }
   // A batch never outgrows the reader's allowance, so memory stays within twice `highWaterMark`.
   const chunkBytes = Math.max(1, Math.min(CHUNK_BYTES, highWaterMark));
-  const batch = new Batch();
+  const writer = new Writer(s);
+  const batch = new Batch(chunkBytes);
   let scheduled = false;
   let done = false;
   return new TransformStream<unknown, Uint8Array>(
     {
       transform(value, controller) {
-        batch.add(frameOf(s, value));
-        if (batch.bytes >= chunkBytes) controller.enqueue(batch.take());
-        else if (!scheduled) {
+        if (arrays) {
+          if (!Array.isArray(value)) {
+            throw new ArgumentError("encodeStream({ batch: true }) takes an array of values per chunk.");
+          }
+          for (let i = 0; i < value.length; i++) {
+            writer.writeTo(batch, value[i]);
+            if (batch.bytes >= chunkBytes) controller.enqueue(batch.take());
+          }
+        } else {
+          writer.writeTo(batch, value);
+          if (batch.bytes >= chunkBytes) controller.enqueue(batch.take());
+        }
+        if (batch.bytes > 0 && !scheduled) {
           scheduled = true;
           later(() => {
             scheduled = false;
@@ -208,32 +330,57 @@ export function encodeStream(options?: EncodeStreamOptions | null): TransformStr
   );
 }
 
-/** Frames gathered into one chunk. */
+/**
+ * Frames gathered into one chunk, written into one buffer as they come (a frame is copied once). A
+ * chunk that fills most of the buffer takes the buffer with it; a smaller one is copied out, so a chunk
+ * never holds more than a quarter of its size in spare memory.
+ */
 export class Batch {
-  private parts: Uint8Array[] = [];
+  private buffer: Uint8Array;
   bytes = 0;
 
+  constructor(private readonly chunkBytes: number = CHUNK_BYTES) {
+    this.buffer = new Uint8Array(0);
+  }
+
+  private room(n: number): Uint8Array {
+    const need = this.bytes + n;
+    let buffer = this.buffer;
+    if (need > buffer.length) {
+      // Sized for a full chunk (and a little over, for the frame that crosses the chunk size).
+      const grown = new Uint8Array(
+        Math.max(need, this.chunkBytes + (this.chunkBytes >> 3), 2 * buffer.length),
+      );
+      grown.set(buffer.subarray(0, this.bytes));
+      this.buffer = buffer = grown;
+    }
+    return buffer;
+  }
+
+  /** A frame (already prefixed or LF-ended): copied in. */
   add(frame: Uint8Array): void {
-    this.parts.push(frame);
+    this.room(frame.length).set(frame, this.bytes);
     this.bytes += frame.length;
   }
 
+  /** A binary message: its length prefix, then its bytes. */
+  addMessage(message: Uint8Array): void {
+    const length = message.length;
+    const buffer = this.room(prefixSize(length) + length);
+    const at = writePrefix(buffer, this.bytes, length);
+    buffer.set(message, at);
+    this.bytes = at + length;
+  }
+
   take(): Uint8Array {
-    const parts = this.parts;
-    let out: Uint8Array;
-    if (parts.length === 1) out = parts[0] as Uint8Array;
-    else {
-      out = new Uint8Array(this.bytes);
-      let at = 0;
-      for (let i = 0; i < parts.length; i++) {
-        const part = parts[i] as Uint8Array;
-        out.set(part, at);
-        at += part.length;
-      }
-    }
-    this.parts = [];
+    const bytes = this.bytes;
+    const buffer = this.buffer;
     this.bytes = 0;
-    return out;
+    if (bytes >= buffer.length - (buffer.length >> 2)) {
+      this.buffer = new Uint8Array(0);
+      return buffer.subarray(0, bytes);
+    }
+    return buffer.slice(0, bytes);
   }
 }
 
@@ -247,11 +394,19 @@ export const later: (task: () => void) => void =
  * Bytes in, values out. A forged length, a bad frame or a stream that ends inside a frame errors the
  * stream with a typed StructuraError; nothing beyond `maxFrameSize` is ever buffered.
  */
+export function decodeStream(
+  options: DecodeStreamOptions & { batch: true },
+): TransformStream<Uint8Array, unknown[]>;
+export function decodeStream(options?: DecodeStreamOptions | null): TransformStream<Uint8Array, unknown>;
 export function decodeStream(options?: DecodeStreamOptions | null): TransformStream<Uint8Array, unknown> {
-  const decoder = makeDecoder(setup(options, STREAM_KEYS, "decodeStream"));
-  const enqueueAll = (values: unknown[], controller: TransformStreamDefaultController<unknown>) => {
-    for (let i = 0; i < values.length; i++) controller.enqueue(values[i]);
-  };
+  const decoder = makeDecoder(setup(options, WEB_DECODE_KEYS, "decodeStream"));
+  const enqueueAll = batchOption(options)
+    ? (values: unknown[], controller: TransformStreamDefaultController<unknown>) => {
+        if (values.length > 0) controller.enqueue(values);
+      }
+    : (values: unknown[], controller: TransformStreamDefaultController<unknown>) => {
+        for (let i = 0; i < values.length; i++) controller.enqueue(values[i]);
+      };
   return new TransformStream<Uint8Array, unknown>({
     transform(chunk, controller) {
       enqueueAll(decoder.push(chunk), controller);
@@ -314,16 +469,16 @@ export async function* encodeFrames(
   values: Iterable<unknown> | AsyncIterable<unknown>,
   options?: EncodeStreamOptions | null,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const s = setup(options, ENCODE_KEYS, "encodeFrames");
+  const writer = new Writer(setup(options, ENCODE_KEYS, "encodeFrames"));
   if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
     // Values that are all there already go out in 64 KiB chunks, not a chunk (and a promise) each.
     const batch = new Batch();
     for (const value of values as Iterable<unknown>) {
-      batch.add(frameOf(s, value));
+      writer.writeTo(batch, value);
       if (batch.bytes >= CHUNK_BYTES) yield batch.take();
     }
     if (batch.bytes > 0) yield batch.take();
     return;
   }
-  for await (const value of values) yield frameOf(s, value);
+  for await (const value of values) yield writer.frame(value);
 }

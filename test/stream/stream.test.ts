@@ -7,6 +7,7 @@ import {
   createDecoder,
   createEncoder,
   DEFAULT_MAX_FRAME_SIZE,
+  DEFAULT_MAX_SHAPE_TABLE,
   decodeFrames,
   decodeStream,
   encodeFrames,
@@ -18,6 +19,8 @@ import { expectSameStructure } from "../helpers/equal.ts";
 
 const FORMATS = ["binary", "text"] as const;
 const FROMAT = /fromat/;
+const NOT_SERIALIZED = /could not be serialized/;
+const ARRAY_OF_VALUES = /array of values/;
 const codecFixtures = fixtures.filter((f) => !f.host);
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -61,6 +64,9 @@ const sample = () => [
   undefined,
   { plain: [1, 2, { json: true }] },
   new Uint8Array([1, 2, 3]),
+  // Shapes defined by earlier frames, named by id in these (binary, shared shapes).
+  { id: 2, name: "Bob", tags: new Set<string>(), at: new Date(1) },
+  [{ plain: [] }, { id: 3, name: "Cy", tags: new Set(["y"]), at: new Date(2) }],
 ];
 
 describe.each(FORMATS)("stream (%s): round trips", (format) => {
@@ -162,14 +168,18 @@ describe.each(FORMATS)("stream (%s): round trips", (format) => {
   });
 });
 
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+
 describe("stream: the framing of docs/stream-format.md", () => {
-  it("binary: varint length, then the message (the document's example)", () => {
-    const encoder = createEncoder();
-    const bytes = concat([encoder.encode(1), encoder.encode("hi")]);
-    expect(Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ")).toBe(
-      "03 b5 02 01 05 b5 02 82 68 69",
-    );
+  it("binary: varint length, then the message (the document's examples)", () => {
+    const plain = createEncoder({ sharedShapes: false });
+    const bytes = concat([plain.encode(1), plain.encode("hi")]);
+    expect(hex(bytes)).toBe("03 b5 02 01 05 b5 02 82 68 69");
     expect(createDecoder().push(bytes)).toEqual([1, "hi"]);
+    const shared = createEncoder();
+    const records = concat([shared.encode({ id: 1 }), shared.encode({ id: 2 })]);
+    expect(hex(records)).toBe("08 b6 02 d2 01 82 69 64 01 04 b6 01 a0 02");
+    expect(createDecoder().push(records)).toEqual([{ id: 1 }, { id: 2 }]);
   });
 
   it("binary: a message of 128 bytes or more has a two-byte prefix; non-minimal prefixes are read", () => {
@@ -330,6 +340,193 @@ describe("stream: hostile input", () => {
         if (!(error instanceof StructuraError)) throw error;
       }
     }
+  });
+});
+
+describe("stream: shared shapes (docs/stream-format.md §1.1)", () => {
+  const shapeOf = (i: number) => ({ [`k${i}`]: i, common: "x" });
+
+  it("a shape travels once per stream; frames after the first name it by id", () => {
+    const encoder = createEncoder();
+    const first = encoder.encode({ id: 1, name: "a" });
+    const second = encoder.encode({ id: 2, name: "b" });
+    expect(hex(first.subarray(1, 4))).toBe("b6 02 d2");
+    expect(hex(second)).toBe("06 b6 01 a0 02 81 62");
+    // Alone, the second frame refers to a shape its reader never saw.
+    const alone = captured(() => createDecoder().push(second));
+    expect((alone as DecodeError).code).toBe("ERR_BAD_REFERENCE");
+    expect((alone as DecodeError).offset).toBe(3);
+    // A stream message is not a plain message: deserialize refuses it by its first byte.
+    const plain = captured(() => deserialize(first.subarray(1)));
+    expect((plain as DecodeError).code).toBe("ERR_VERSION");
+    // sharedShapes: false frames are plain messages that decode alone.
+    const own = createEncoder({ sharedShapes: false });
+    own.encode({ id: 1, name: "a" });
+    expect(deserialize(own.encode({ id: 2, name: "b" }).subarray(1))).toEqual({ id: 2, name: "b" });
+  });
+
+  it("ids past 31 (RECORD), split at random, through every entry point", async () => {
+    const values = Array.from({ length: 300 }, (_, i) => [
+      shapeOf(i % 70),
+      { nested: shapeOf((i * 7) % 70) },
+    ]);
+    const encoder = createEncoder();
+    const bytes = concat(values.map((v) => encoder.encode(v)));
+    let seed = 3;
+    for (let round = 0; round < 20; round++) {
+      const decoder = createDecoder();
+      const out: unknown[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        const size = 1 + (seed % 200);
+        out.push(...decoder.push(bytes.slice(at, at + size)));
+        at += size;
+      }
+      out.push(...decoder.end());
+      expect(out).toEqual(values);
+    }
+    expect(await collect(streamOf(values).pipeThrough(encodeStream()).pipeThrough(decodeStream()))).toEqual(
+      values,
+    );
+    const frames: Uint8Array[] = [];
+    for await (const frame of encodeFrames(values)) frames.push(frame);
+    const back: unknown[] = [];
+    for await (const v of decodeFrames(streamOf(frames))) back.push(v);
+    expect(back).toEqual(values);
+  });
+
+  it("the decoder bounds its table in bytes: the definition past maxShapeTable is a LimitError", () => {
+    // {id, name}: 32 + (16 + 2·2) + (16 + 2·4) = 76 bytes.
+    const frame = createEncoder().encode({ id: 1, name: "a" });
+    expect(createDecoder({ maxShapeTable: 76 }).push(frame)).toEqual([{ id: 1, name: "a" }]);
+    const over = captured(() => createDecoder({ maxShapeTable: 75 }).push(frame));
+    expect(over).toBeInstanceOf(LimitError);
+    expect((over as LimitError).limit).toBe("maxShapeTable");
+    expect((over as LimitError).max).toBe(75);
+    expect((over as LimitError).offset).toBe(3);
+    // Forged: frames that keep defining shapes without a reset fill the table, then fail.
+    const defs: Uint8Array[] = [];
+    for (let i = 0; i < 5000; i++) {
+      const message = concat([
+        new Uint8Array([0xb6, 0x01, 0xd2, 0x01, 0xcb, 200]),
+        new Uint8Array(200).fill(97),
+        new Uint8Array([1]),
+      ]);
+      defs.push(concat([new Uint8Array([(message.length & 0x7f) | 0x80, message.length >> 7]), message]));
+    }
+    const filled = captured(() => createDecoder().push(concat(defs)));
+    expect(filled).toBeInstanceOf(LimitError);
+    expect((filled as LimitError).limit).toBe("maxShapeTable");
+    expect(DEFAULT_MAX_SHAPE_TABLE).toBe(256 * 1024);
+  });
+
+  it("the encoder never goes past its own bound: it writes plain objects, then resets the table", () => {
+    const encoder = createEncoder({ maxShapeTable: 400 });
+    const values = Array.from({ length: 200 }, (_, i) => ({ row: shapeOf(i), again: shapeOf(i) }));
+    const frames = values.map((v) => encoder.encode(v));
+    // A reader with the same bound reads everything.
+    expect(createDecoder({ maxShapeTable: 400 }).push(concat(frames))).toEqual(values);
+    const resets = frames.filter((f) => f[1] === 0xb6 && f[2] === 0x02).length;
+    expect(resets).toBeGreaterThan(10);
+    // After a reset, an id from before it is undefined.
+    const decoder = createDecoder();
+    decoder.push(concat([new Uint8Array([7, 0xb6, 0x02, 0xd2, 0x01, 0x81]), new Uint8Array([0x61, 1])]));
+    expect(decoder.push(new Uint8Array([4, 0xb6, 0x01, 0xa0, 2]))).toEqual([{ a: 2 }]);
+    const gone = captured(() => decoder.push(new Uint8Array([4, 0xb6, 0x02, 0xa0, 2])));
+    expect((gone as DecodeError).code).toBe("ERR_BAD_REFERENCE");
+    // maxShapeTable: 0 shares nothing and still writes every record.
+    const none = createEncoder({ maxShapeTable: 0 });
+    expect(
+      createDecoder({ maxShapeTable: 0 }).push(concat(values.slice(0, 3).map((v) => none.encode(v)))),
+    ).toEqual(values.slice(0, 3));
+  });
+
+  it("an unknown stream message mode is ERR_VERSION", () => {
+    const error = captured(() => createDecoder().push(new Uint8Array([3, 0xb6, 0x03, 0x01])));
+    expect((error as DecodeError).code).toBe("ERR_VERSION");
+    expect((error as DecodeError).offset).toBe(2);
+  });
+
+  it("a value that fails to encode leaves the table as the reader has it", () => {
+    const encoder = createEncoder({ maxFrameSize: 200 });
+    const frames: Uint8Array[] = [encoder.encode({ id: 0 })];
+    // Refused mid-walk, after its new shapes were defined in the unsent message.
+    expect(() =>
+      encoder.encode([
+        { fresh: 1, more: 2 },
+        { id: 1, f: () => 1 },
+      ]),
+    ).toThrow(NOT_SERIALIZED);
+    // Over maxFrameSize after its new shapes were defined.
+    expect(() => encoder.encode([{ other: 1 }, "x".repeat(300)])).toThrow(LimitError);
+    frames.push(encoder.encode([{ fresh: 3, more: 4 }, { other: 5 }, { id: 6 }]));
+    expect(createDecoder().push(concat(frames))).toEqual([
+      { id: 0 },
+      [{ fresh: 3, more: 4 }, { other: 5 }, { id: 6 }],
+    ]);
+  });
+
+  it("streams interleaved with each other and with serialize keep their own tables", () => {
+    const a = createEncoder();
+    const b = createEncoder();
+    const fa: Uint8Array[] = [];
+    const fb: Uint8Array[] = [];
+    const want: unknown[] = [];
+    for (let i = 0; i < 50; i++) {
+      const v = [shapeOf(i % 5), { x: i }];
+      want.push(v);
+      fa.push(a.encode(v));
+      serialize([shapeOf(i % 5), { x: i }]);
+      fb.push(b.encode(v));
+    }
+    expect(createDecoder().push(concat(fa))).toEqual(want);
+    expect(createDecoder().push(concat(fb))).toEqual(want);
+  });
+
+  it("a custom type that serializes inside a stream message", () => {
+    class Box {
+      constructor(public inner: unknown) {}
+    }
+    const box = defineType({
+      name: "Box",
+      class: Box,
+      encode: (b: Box) => serialize(b.inner),
+      decode: (bytes: Uint8Array) => new Box(deserialize(bytes)),
+    });
+    const encoder = createEncoder({ types: [box] });
+    const values = [
+      { id: 1, b: new Box({ id: 9 }) },
+      { id: 2, b: new Box({ id: 8, q: 1 }) },
+    ];
+    const out = createDecoder({ types: [box] }).push(concat(values.map((v) => encoder.encode(v))));
+    expect(out).toEqual(values);
+  });
+});
+
+describe("stream: batch (arrays of values through the WHATWG streams)", () => {
+  it("encodeStream takes arrays of values; decodeStream gives each chunk's values as one array", async () => {
+    const values = sample();
+    for (const format of FORMATS) {
+      const arrays = await collect(
+        streamOf([values.slice(0, 3), [], values.slice(3)])
+          .pipeThrough(encodeStream({ format, batch: true }))
+          .pipeThrough(decodeStream({ format, batch: true })),
+      );
+      expect(arrays.every((a) => Array.isArray(a) && a.length > 0)).toBe(true);
+      expectSameStructure(arrays.flat(), clone(values));
+      // The bytes are the same frames a value-per-chunk encoder writes.
+      const one = await collect(streamOf(values).pipeThrough(encodeStream({ format })));
+      const many = await collect(streamOf([values]).pipeThrough(encodeStream({ format, batch: true })));
+      expect(concat(many)).toEqual(concat(one));
+    }
+  });
+
+  it("a chunk that is not an array, and batch where it does not apply, are refused", async () => {
+    await expect(
+      collect(streamOf([1 as unknown as unknown[]]).pipeThrough(encodeStream({ batch: true }))),
+    ).rejects.toThrow(ARRAY_OF_VALUES);
+    expect(() => createDecoder({ batch: true } as never)).toThrow(StructuraError);
+    expect(() => decodeStream({ batch: "yes" } as never)).toThrow(StructuraError);
   });
 });
 
