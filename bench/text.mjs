@@ -130,8 +130,9 @@ const graphJson = {
 };
 
 const BLOB = "vitest blob (real)";
-const STRINGIFY_FLOOR = "floor: JSON.stringify of structura's tree";
-const PARSE_FLOOR = "floor: JSON.parse of structura's text";
+// One name for both floors, so that the summary shows them in one column: in a stringify case it is
+// JSON.stringify of structura's tree, in a parse case JSON.parse of structura's text.
+const FLOOR = "floor: native JSON on structura's text";
 const SYNTHETIC = "vitest report (synthetic)";
 
 /** The real blob's dataset, generating the blob first if needed; undefined when filtered out. */
@@ -219,12 +220,12 @@ for (const d of datasets) {
   if (ours !== undefined) {
     const tree = JSON.parse(ours);
     stringifyImpls.push({
-      name: STRINGIFY_FLOOR,
+      name: FLOOR,
       label: "floor",
       extra: sizes(ours),
       fn: () => JSON.stringify(tree),
     });
-    parseImpls.push({ name: PARSE_FLOOR, label: "floor", extra: sizes(ours), fn: () => JSON.parse(ours) });
+    parseImpls.push({ name: FLOOR, label: "floor", extra: sizes(ours), fn: () => JSON.parse(ours) });
   }
   const jsonText = JSON.stringify(d.json);
   stringifyImpls.push({
@@ -257,9 +258,9 @@ function meanRatio(caseName, a, b) {
   return x === undefined || y === undefined ? "" : `; means: ${formatRatio(x / y)}`;
 }
 
-/** The engine floor of a case (see STRINGIFY_FLOOR), by median, or undefined. */
+/** The engine floor of a case (see FLOOR), by median, or undefined. */
 function floorOf(caseName) {
-  return suite.median(caseName, caseName.endsWith("stringify") ? STRINGIFY_FLOOR : PARSE_FLOOR);
+  return suite.median(caseName, FLOOR);
 }
 
 function faster(caseName, other, factor) {
