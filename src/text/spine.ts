@@ -19,8 +19,6 @@
  * error. It is taken only without custom types (a reviver run before a failure would have run twice).
  */
 
-import { anchorHiddenClass } from "../core/anchor.ts";
-
 type Json = unknown;
 
 /** Texts shorter than this are parsed whole (the piecewise read pays off on large texts only). */
@@ -46,8 +44,6 @@ export class Run {
   ) {}
 }
 
-anchorHiddenClass(new Run("", 0, 0, 0));
-
 /** One member of a run, standing in a spine array until the reader reaches it. */
 export class Lazy {
   constructor(
@@ -55,8 +51,6 @@ export class Lazy {
     readonly index: number,
   ) {}
 }
-
-anchorHiddenClass(new Lazy(new Run("", 0, 0, 0), 0));
 
 /** Thrown (and caught by the caller, which then reads the text whole) when the pieces do not fit. */
 export class Unfit {}
