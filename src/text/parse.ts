@@ -19,6 +19,7 @@ import type { AnyCustomType, TypeRegistry } from "../core/registry.ts";
 import { FIRST_DEFERRED, HEADER, HEADER_PREFIX, HEADER_V2, MAX_NESTING } from "./format.ts";
 import { isStackOverflow, offsetOfPath, pathIn, syntaxError } from "./locate.ts";
 import { anchorReader, Reader, ReadFailure } from "./reader.ts";
+import { finish, PIECEWISE_MIN_CHARS, readSpine } from "./spine.ts";
 import { registryFor } from "./stringify.ts";
 
 export { jsonErrorOffset } from "./locate.ts";
@@ -77,11 +78,41 @@ export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, 
 /** Reads structura text back into a value. Throws DecodeError (with `code` and `offset`) on bad input. */
 export function parse(text: string, options?: ParseOptions): unknown {
   if (typeof text !== "string") throw new ArgumentError("parse() takes a string.");
+  const registry = registryFor(options);
+  const maxDepth = options?.maxDepth ?? MAX_NESTING;
+  if (text.length >= PIECEWISE_MIN_CHARS && registry.size === 0) {
+    const value = readPiecewise(text, registry, maxDepth);
+    if (value !== UNFIT) return value;
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     throw syntaxError(text, error);
   }
-  return hydrate(json, registryFor(options), options?.maxDepth ?? MAX_NESTING, text);
+  return hydrate(json, registry, maxDepth, text);
+}
+
+const UNFIT: unique symbol = Symbol("unfit");
+
+/**
+ * A large text read piecewise (spine.ts), or UNFIT. Any failure at all, hostile input included, means
+ * UNFIT: the text is then read whole, which gives the error with its position (an error path may so
+ * take twice as long, still linear). No user code runs here (no custom types), so nothing is observed
+ * twice.
+ */
+function readPiecewise(text: string, registry: TypeRegistry, maxDepth: number): unknown {
+  try {
+    const spine = readSpine(text);
+    if (spine === null) return UNFIT;
+    const top = spine.top;
+    const head = top[0];
+    if (top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) return UNFIT;
+    const value = new Reader(top, registry, maxDepth, head === HEADER).run();
+    // Runs the walk did not reach must still be JSON, as they would have to be for JSON.parse.
+    finish(spine.runs);
+    return value;
+  } catch {
+    return UNFIT;
+  }
 }

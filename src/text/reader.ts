@@ -39,6 +39,7 @@ import {
   Tag,
   WHOLE_ERROR_FIELDS,
 } from "./format.ts";
+import { Lazy, resolveLazy } from "./spine.ts";
 
 type Json = unknown;
 
@@ -279,7 +280,9 @@ export class Reader {
     const top = this.top;
     if (this.nextDeferred >= top.length)
       this.fail("ERR_BAD_REFERENCE", "A deferral point has no entry left.");
-    const node = top[this.nextDeferred++];
+    let node = top[this.nextDeferred++];
+    // A large text read piecewise (spine.ts) has its entries parsed when reached.
+    if (node instanceof Lazy) node = resolveLazy(node);
     const saved = this.at;
     this.at = node;
     let kind: Fill = Fill.Object;
@@ -353,6 +356,8 @@ export class Reader {
 
   /** A JSON object or array in a slot: a new object. */
   node(x: object): unknown {
+    // A member of a large text read piecewise (spine.ts), parsed when the walk reaches it.
+    if (x instanceof Lazy) return this.slot(resolveLazy(x));
     if (++this.depth > this.maxDepth) this.tooDeep();
     const saved = this.at;
     this.at = x;

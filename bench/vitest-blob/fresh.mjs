@@ -1,0 +1,105 @@
+// The real Vitest blob measured the way Vitest uses it: one call in a fresh process (the blob reporter
+// writes once per run, merge-reports reads each blob once), cold code and a young heap included, GC
+// included. Every sample is its own child process; wall time and CPU time (user + system of the whole
+// process during the call, GC helper threads included: steadier than wall time on a shared machine)
+// are both printed, as medians over the processes, with the issue-15 targets on each.
+//
+//   npm run build && node bench/vitest-blob/fresh.mjs [runs]        (default 5 processes per row)
+//
+// Rows: structura, flatted, devalue, JSON on the acyclic equivalent, and the engine floors under
+// structura (JSON.stringify writing structura's text from a ready tree; JSON.parse reading it).
+
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+
+const self = fileURLToPath(import.meta.url);
+
+if (process.argv[2] === "--child") {
+  const [, , , op, lib] = process.argv;
+  const { blobPath } = await import("./generate.mjs");
+  const { acyclicBlob, vitestBlobFunctions } = await import("./read.mjs");
+  const value = (await vitestBlobFunctions()).parse(readFileSync(blobPath, "utf8"));
+  const text = await import("../../dist/text.js");
+  const flatted = await import("flatted");
+  const devalue = await import("devalue");
+  const libs = { structura: text, flatted, devalue };
+  let fn;
+  if (lib === "floor") {
+    const ours = text.stringify(value);
+    const tree = JSON.parse(ours);
+    fn = op === "stringify" ? () => JSON.stringify(tree) : () => JSON.parse(ours);
+  } else if (lib === "JSON") {
+    const acyclic = acyclicBlob(value);
+    const json = JSON.stringify(acyclic);
+    fn = op === "stringify" ? () => JSON.stringify(acyclic) : () => JSON.parse(json);
+  } else {
+    const { stringify, parse } = libs[lib];
+    const input = op === "stringify" ? value : stringify(value);
+    fn = op === "stringify" ? () => stringify(input) : () => parse(input);
+  }
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const out = fn();
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  if (out === undefined) throw new Error("no result");
+  process.stdout.write(JSON.stringify({ wall, cpu: (cpu.user + cpu.system) / 1000 }));
+  process.exit(0);
+}
+
+const runs = Number(process.argv[2]) || 5;
+const rows = ["structura", "flatted", "devalue", "JSON", "floor"];
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+console.log(
+  `vitest blob, one call per fresh process, ${runs} processes per row; node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)} at start`,
+);
+const results = {};
+for (const op of ["stringify", "parse"]) {
+  results[op] = {};
+  // Interleaved: one process of each row in turn, so load changes touch every row alike.
+  const samples = Object.fromEntries(rows.map((r) => [r, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const lib of rows) {
+      const out = execFileSync(process.execPath, [self, "--child", op, lib], { maxBuffer: 1 << 20 });
+      samples[lib].push(JSON.parse(out.toString()));
+    }
+  }
+  console.log(`\n${op}              wall median   cpu median`);
+  for (const lib of rows) {
+    const wall = median(samples[lib].map((s) => s.wall));
+    const cpu = median(samples[lib].map((s) => s.cpu));
+    results[op][lib] = { wall, cpu };
+    console.log(`  ${lib.padEnd(10)} ${wall.toFixed(0).padStart(10)} ms ${cpu.toFixed(0).padStart(10)} ms`);
+  }
+}
+
+const line = (label, ok, detail) => console.log(`  ${ok ? "PASS" : "MISS"}  ${label.padEnd(44)} ${detail}`);
+console.log("\ntargets (wall; cpu in brackets; the engine floor alone after it)");
+for (const [op, other, factor] of [
+  ["stringify", "flatted", 3],
+  ["parse", "devalue", 2],
+]) {
+  const r = results[op];
+  const f = (k) => r[other][k] / r.structura[k];
+  const fl = (k) => r[other][k] / r.floor[k];
+  line(
+    `${op} ≥ ${factor}× faster than ${other}`,
+    f("wall") >= factor,
+    `${f("wall").toFixed(2)}× (${f("cpu").toFixed(2)}×); floor ${fl("wall").toFixed(2)}× (${fl("cpu").toFixed(2)}×)`,
+  );
+}
+for (const op of ["stringify", "parse"]) {
+  const r = results[op];
+  const f = (k) => r.structura[k] / r.JSON[k];
+  const fl = (k) => r.floor[k] / r.JSON[k];
+  line(
+    `${op} within 2× of JSON (acyclic)`,
+    f("wall") <= 2,
+    `${f("wall").toFixed(2)}× JSON's time (${f("cpu").toFixed(2)}×); floor ${fl("wall").toFixed(2)}× (${fl("cpu").toFixed(2)}×)`,
+  );
+}
