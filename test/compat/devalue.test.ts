@@ -201,6 +201,90 @@ describe("compat/devalue: uneval", () => {
     expect(back.view[1]).toBe(9);
     expect(back.self).toBe(back);
   });
+
+  it("shared views met before their shared buffer are built after it", () => {
+    const buffer = new ArrayBuffer(6);
+    const view = new Uint8Array(buffer, 1, 3);
+    view[0] = 7;
+    const dataView = new DataView(buffer, 2);
+    const cyclic: Record<string, unknown> = {};
+    const value = [view, view, dataView, dataView, buffer, buffer, cyclic];
+    cyclic.back = value;
+    const back = evaluate(compat.uneval(value)) as [
+      Uint8Array,
+      Uint8Array,
+      DataView,
+      DataView,
+      ArrayBuffer,
+      ArrayBuffer,
+      object,
+    ];
+    expect(back[0]).toBe(back[1]);
+    expect(back[0].buffer).toBe(back[4]);
+    expect(back[2].buffer).toBe(back[4]);
+    expect(back[2].byteOffset).toBe(2);
+    expect([...back[0]]).toEqual([7, 0, 0]);
+    expect((back[6] as Record<string, unknown>).back).toBe(back);
+  });
+
+  it("arrays: own indices only, as devalue (other own keys and inherited elements are not written)", () => {
+    const withKey = Object.assign([1, 2], { extra: () => 1 });
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    const holey = [1, , 3];
+    const sparse: unknown[] = [];
+    sparse[1000] = "x";
+    (sparse as unknown as Record<string, unknown>).extra = 1;
+    const proto = Array.prototype as unknown as Record<number, unknown>;
+    proto[1] = "inherited";
+    try {
+      for (const value of [withKey, holey, sparse]) {
+        const source = compat.uneval(value);
+        expect(source).not.toContain("extra");
+        expect(source).not.toContain("inherited");
+        const back = evaluate(source) as unknown[];
+        expect(back).toHaveLength(value.length);
+        expect(Object.keys(back)).toEqual(Object.keys(value).filter((k) => k !== "extra"));
+        expect(evaluate(devalue.uneval(value))).toEqual(back);
+      }
+    } finally {
+      delete proto[1];
+    }
+    // Shared and cyclic arrays with holes are written by statements: the holes stay holes.
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    const cyclic: unknown[] = [1, , 3];
+    cyclic[4] = cyclic;
+    const back = evaluate(compat.uneval(cyclic)) as unknown[];
+    expect(back).toHaveLength(5);
+    expect(1 in back).toBe(false);
+    expect(back[4]).toBe(back);
+  });
+
+  it("refusals inside arrays, holes and fragments report the path of the refused value", () => {
+    const fn = () => 1;
+    const thrown = (v: unknown, replacer?: Parameters<typeof compat.uneval>[1]): compat.DevalueError => {
+      try {
+        compat.uneval(v, replacer);
+      } catch (error) {
+        return error as compat.DevalueError;
+      }
+      throw new Error("did not throw");
+    };
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    const holey: unknown[] = [1, , { f: fn }];
+    expect(thrown({ list: holey }).path).toBe(".list[2].f");
+    const sparse: unknown[] = [];
+    sparse[5000] = [Symbol("s")];
+    expect(thrown({ sparse }).path).toBe(".sparse[5000][0]");
+    const e = thrown({ deep: [{ map: new Map([["k", [fn]]]) }] });
+    expect(e.path).toBe('.deep[0].map.get("k")[0]');
+    expect(e.value).toBe(fn);
+    class Point {}
+    // A hole of a fragment is walked like any value; its refusal names the object the fragment wrote.
+    const wrapper = { inner: new Point() };
+    const r = thrown({ w: wrapper }, (value, js) => (value === wrapper ? js`W(${fn})` : undefined));
+    expect(r.message).toBe("Cannot stringify a function");
+    expect(r.path).toBe(".w");
+  });
 });
 
 describe("compat/devalue: reducers and revivers (custom types)", () => {
