@@ -202,6 +202,27 @@ describe("compat/devalue: uneval", () => {
     expect(back.self).toBe(back);
   });
 
+  it("shared objects are filled by member statements: identifiers as .key, other keys quoted, __proto__ own", () => {
+    const shared: Record<string, unknown> = { a: 1, "b-c": 2, "</script>": 3, constructor: 4 };
+    shared.self = shared;
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.__proto__ = 5;
+    bare.me = bare;
+    const plain = JSON.parse('{"__proto__":6}') as Record<string, unknown>;
+    plain.me = plain;
+    const source = compat.uneval([shared, bare, plain]);
+    expect(source).toContain(".a=1");
+    expect(source).toContain('["b-c"]=2');
+    expect(source).not.toMatch(SCRIPT_END);
+    const [s, b, p] = evaluate(source) as Record<string, unknown>[];
+    expect(Object.entries(s!)).toEqual(Object.entries(shared).map(([k, v]) => [k, v === shared ? s : v]));
+    expect(Object.getPrototypeOf(b)).toBeNull();
+    expect(Object.getOwnPropertyDescriptor(b, "__proto__")?.value).toBe(5);
+    expect(Object.getPrototypeOf(p)).not.toBeNull();
+    expect(Object.getOwnPropertyDescriptor(p, "__proto__")?.value).toBe(6);
+    expect(p!.me).toBe(p);
+  });
+
   it("shared views met before their shared buffer are built after it", () => {
     const buffer = new ArrayBuffer(6);
     const view = new Uint8Array(buffer, 1, 3);

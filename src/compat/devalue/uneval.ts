@@ -140,6 +140,7 @@ class Uneval {
   readonly pending: object[] = [];
   readonly keys = new Map<string, string>();
   readonly nextKeys = new Map<string, string>();
+  readonly members = new Map<string, string>();
 
   constructor(
     readonly root: unknown,
@@ -443,10 +444,23 @@ class Uneval {
             out.push(
               `Object.defineProperty(${name},"__proto__",{value:${v},writable:true,enumerable:true,configurable:true})`,
             );
-          } else out.push(`${name}[${quote(key)}]=${v}`);
+          } else out.push(`${name}${this.memberSource(key)}=${v}`);
         }
       }
     }
+  }
+
+  /**
+   * `.key` for an identifier, else `["key"]`, kept per call as keySource's heads (never `__proto__`, which
+   * fillStatements defines): shared objects are filled by one statement per member.
+   */
+  memberSource(key: string): string {
+    let source = this.members.get(key);
+    if (source === undefined) {
+      source = IDENTIFIER.test(key) ? `.${key}` : `[${quote(key)}]`;
+      if (this.members.size < 4096) this.members.set(key, source);
+    }
+    return source;
   }
 
   /**
