@@ -10,9 +10,10 @@
  */
 
 import fc from "fast-check";
-import { describe, it } from "vitest";
+import { describe } from "vitest";
 import { clone } from "../../src/index.ts";
 import { expectNoSharing, expectSameStructure } from "../helpers/equal.ts";
+import { fuzzIt } from "../helpers/fuzz.ts";
 import { nativeCompareOptions } from "../helpers/runtime.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 200;
@@ -385,9 +386,10 @@ function build(graph: Graph): unknown {
 // ---------------------------------------------------------------------------------------------------
 
 describe(`property: clone agrees with native structuredClone (${RUNS} runs)`, () => {
-  it(
+  fuzzIt(
     "arbitrary graphs with sharing and cycles",
-    () => {
+    RUNS,
+    (numRuns) => {
       fc.assert(
         fc.property(graphArb, (graph) => {
           const source = build(graph);
@@ -396,15 +398,16 @@ describe(`property: clone agrees with native structuredClone (${RUNS} runs)`, ()
           expectSameStructure(actual, expected, nativeCompareOptions());
           expectNoSharing(source, actual);
         }),
-        { numRuns: RUNS },
+        { numRuns },
       );
     },
     TIMEOUT,
   );
 
-  it(
+  fuzzIt(
     "the same graph cloned twice (warm per-shape caches) gives equal, independent copies",
-    () => {
+    Math.max(1, Math.floor(RUNS / 2)),
+    (numRuns) => {
       fc.assert(
         fc.property(graphArb, (graph) => {
           const source = build(graph);
@@ -413,15 +416,16 @@ describe(`property: clone agrees with native structuredClone (${RUNS} runs)`, ()
           expectSameStructure(second, first);
           expectNoSharing(first, second);
         }),
-        { numRuns: Math.max(1, Math.floor(RUNS / 2)) },
+        { numRuns },
       );
     },
     TIMEOUT,
   );
 
-  it(
+  fuzzIt(
     "arrays of same-shape flat objects, with duplicates and shared elements",
-    () => {
+    RUNS,
+    (numRuns) => {
       const flat = fc.record({
         keys: fc.uniqueArray(keyArb, { maxLength: 5 }),
         count: fc.integer({ min: 1, max: 40 }),
@@ -444,7 +448,7 @@ describe(`property: clone agrees with native structuredClone (${RUNS} runs)`, ()
             expectSameStructure(clone(holder), structuredClone(holder), nativeCompareOptions());
           },
         ),
-        { numRuns: RUNS },
+        { numRuns },
       );
     },
     TIMEOUT,

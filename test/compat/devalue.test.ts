@@ -201,6 +201,111 @@ describe("compat/devalue: uneval", () => {
     expect(back.view[1]).toBe(9);
     expect(back.self).toBe(back);
   });
+
+  it("shared objects are filled by member statements: identifiers as .key, other keys quoted, __proto__ own", () => {
+    const shared: Record<string, unknown> = { a: 1, "b-c": 2, "</script>": 3, constructor: 4 };
+    shared.self = shared;
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.__proto__ = 5;
+    bare.me = bare;
+    const plain = JSON.parse('{"__proto__":6}') as Record<string, unknown>;
+    plain.me = plain;
+    const source = compat.uneval([shared, bare, plain]);
+    expect(source).toContain(".a=1");
+    expect(source).toContain('["b-c"]=2');
+    expect(source).not.toMatch(SCRIPT_END);
+    const [s, b, p] = evaluate(source) as Record<string, unknown>[];
+    expect(Object.entries(s!)).toEqual(Object.entries(shared).map(([k, v]) => [k, v === shared ? s : v]));
+    expect(Object.getPrototypeOf(b)).toBeNull();
+    expect(Object.getOwnPropertyDescriptor(b, "__proto__")?.value).toBe(5);
+    expect(Object.getPrototypeOf(p)).not.toBeNull();
+    expect(Object.getOwnPropertyDescriptor(p, "__proto__")?.value).toBe(6);
+    expect(p!.me).toBe(p);
+  });
+
+  it("shared views met before their shared buffer are built after it", () => {
+    const buffer = new ArrayBuffer(6);
+    const view = new Uint8Array(buffer, 1, 3);
+    view[0] = 7;
+    const dataView = new DataView(buffer, 2);
+    const cyclic: Record<string, unknown> = {};
+    const value = [view, view, dataView, dataView, buffer, buffer, cyclic];
+    cyclic.back = value;
+    const back = evaluate(compat.uneval(value)) as [
+      Uint8Array,
+      Uint8Array,
+      DataView,
+      DataView,
+      ArrayBuffer,
+      ArrayBuffer,
+      object,
+    ];
+    expect(back[0]).toBe(back[1]);
+    expect(back[0].buffer).toBe(back[4]);
+    expect(back[2].buffer).toBe(back[4]);
+    expect(back[2].byteOffset).toBe(2);
+    expect([...back[0]]).toEqual([7, 0, 0]);
+    expect((back[6] as Record<string, unknown>).back).toBe(back);
+  });
+
+  it("arrays: own indices only, as devalue (other own keys and inherited elements are not written)", () => {
+    const withKey = Object.assign([1, 2], { extra: () => 1 });
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    const holey = [1, , 3];
+    const sparse: unknown[] = [];
+    sparse[1000] = "x";
+    (sparse as unknown as Record<string, unknown>).extra = 1;
+    const proto = Array.prototype as unknown as Record<number, unknown>;
+    proto[1] = "inherited";
+    try {
+      for (const value of [withKey, holey, sparse]) {
+        const source = compat.uneval(value);
+        expect(source).not.toContain("extra");
+        expect(source).not.toContain("inherited");
+        const back = evaluate(source) as unknown[];
+        expect(back).toHaveLength(value.length);
+        expect(Object.keys(back)).toEqual(Object.keys(value).filter((k) => k !== "extra"));
+        expect(evaluate(devalue.uneval(value))).toEqual(back);
+      }
+    } finally {
+      delete proto[1];
+    }
+    // Shared and cyclic arrays with holes are written by statements: the holes stay holes.
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    const cyclic: unknown[] = [1, , 3];
+    cyclic[4] = cyclic;
+    const back = evaluate(compat.uneval(cyclic)) as unknown[];
+    expect(back).toHaveLength(5);
+    expect(1 in back).toBe(false);
+    expect(back[4]).toBe(back);
+  });
+
+  it("refusals inside arrays, holes and fragments report the path of the refused value", () => {
+    const fn = () => 1;
+    const thrown = (v: unknown, replacer?: Parameters<typeof compat.uneval>[1]): compat.DevalueError => {
+      try {
+        compat.uneval(v, replacer);
+      } catch (error) {
+        return error as compat.DevalueError;
+      }
+      throw new Error("did not throw");
+    };
+    // biome-ignore lint/suspicious/noSparseArray: holes are the point
+    const holey: unknown[] = [1, , { f: fn }];
+    expect(thrown({ list: holey }).path).toBe(".list[2].f");
+    const sparse: unknown[] = [];
+    sparse[5000] = [Symbol("s")];
+    expect(thrown({ sparse }).path).toBe(".sparse[5000][0]");
+    const e = thrown({ deep: [{ map: new Map([["k", [fn]]]) }] });
+    expect(e.path).toBe('.deep[0].map.get("k")[0]');
+    expect(e.value).toBe(fn);
+    class Point {}
+    // A hole of a fragment is walked like any value; its refusal names the object the fragment wrote.
+    const wrapper = { inner: new Point() };
+    const r = thrown({ w: wrapper }, (value, js) => (value === wrapper ? js`W(${fn})` : undefined));
+    expect(r.message).toBe("Cannot stringify a function");
+    expect(r.path).toBe(".w");
+  });
 });
 
 describe("compat/devalue: reducers and revivers (custom types)", () => {

@@ -14,6 +14,7 @@ import * as compatDevalue from "../../src/compat/devalue/index.ts";
 import { deserialize as compatDeserialize } from "../../src/compat/ungap/index.ts";
 import { parse as ungapJsonParse } from "../../src/compat/ungap/json.ts";
 import { StructuraError } from "../../src/core/errors.ts";
+import { fuzzIt } from "../helpers/fuzz.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 300;
 
@@ -116,11 +117,12 @@ function mutate(table: unknown[], op: string, at: number, other: number, value: 
 
 const OPS = fc.constantFrom("replace", "drop", "dup", "swap", "inner");
 
-/** Mutates `table` RUNS times; each mutated table goes to `read` (as a value) and `readText` (as JSON). */
+/** Mutates `table` numRuns times; each mutated table goes to `read` (as a value) and `readText` (as JSON). */
 function fuzzTable(
   table: unknown[],
   read: (value: unknown[]) => unknown,
   readText: (text: string) => unknown,
+  numRuns: number,
 ) {
   const n = table.length;
   fc.assert(
@@ -135,22 +137,36 @@ function fuzzTable(
         typedOrValue(() => read(mutated));
       },
     ),
-    { numRuns: RUNS },
+    { numRuns },
   );
 }
 
 describe("compat readers: structure-aware mutations of the originals' own output", () => {
-  it("devalue texts written by devalue: parse and unflatten give a value or a typed error", () => {
-    fuzzTable(
-      JSON.parse(devalue.stringify(sample())) as unknown[],
-      compatDevalue.unflatten,
-      compatDevalue.parse,
-    );
-  });
+  fuzzIt(
+    "devalue texts written by devalue: parse and unflatten give a value or a typed error",
+    RUNS,
+    (numRuns) => {
+      fuzzTable(
+        JSON.parse(devalue.stringify(sample())) as unknown[],
+        compatDevalue.unflatten,
+        compatDevalue.parse,
+        numRuns,
+      );
+    },
+  );
 
-  it("@ungap record arrays written by @ungap: deserialize and ungap/json parse give a value or a typed error", () => {
-    fuzzTable(ungapSerialize(sample(), { lossy: true }) as unknown[], compatDeserialize, ungapJsonParse);
-  });
+  fuzzIt(
+    "@ungap record arrays written by @ungap: deserialize and ungap/json parse give a value or a typed error",
+    RUNS,
+    (numRuns) => {
+      fuzzTable(
+        ungapSerialize(sample(), { lossy: true }) as unknown[],
+        compatDeserialize,
+        ungapJsonParse,
+        numRuns,
+      );
+    },
+  );
 
   it("the mutations reach the readers' checks (some inputs are refused, some still decode)", () => {
     const table = JSON.parse(devalue.stringify(sample())) as unknown[];

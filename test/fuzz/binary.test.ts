@@ -4,12 +4,13 @@
  * a hang. The default run is short; `npm run fuzz` sets FUZZ_RUNS for a long one.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { deserialize, serialize } from "../../src/binary/index.ts";
 import { clone } from "../../src/clone/index.ts";
 import { DecodeError, LimitError } from "../../src/core/errors.ts";
 import { fixtures } from "../fixtures/values.ts";
 import { expectSameStructure } from "../helpers/equal.ts";
+import { fuzzIt } from "../helpers/fuzz.ts";
 
 const HEADER = [0xb5, 0x01];
 
@@ -50,9 +51,10 @@ describe("binary: fuzz", () => {
     ),
   })).value;
 
-  it(
+  fuzzIt(
     "fuzz: valid values round trip",
-    () => {
+    runs,
+    (numRuns) => {
       fc.assert(
         fc.property(sample, (value) => {
           // The project's strict comparison, not toEqual: Bun's toEqual mismatches Map entries whose keys
@@ -61,15 +63,16 @@ describe("binary: fuzz", () => {
           // structured clone (and so the binary format) turns into Object.prototype.
           expectSameStructure(deserialize(serialize(value)), clone(value));
         }),
-        { numRuns: runs },
+        { numRuns },
       );
     },
     timeout,
   );
 
-  it(
+  fuzzIt(
     "fuzz: mutated encodings give a value or a typed error",
-    () => {
+    runs * 3,
+    (numRuns) => {
       fc.assert(
         fc.property(
           sample,
@@ -92,15 +95,16 @@ describe("binary: fuzz", () => {
             expectTypedOutcome(mutated);
           },
         ),
-        { numRuns: runs * 3 },
+        { numRuns },
       );
     },
     timeout,
   );
 
-  it(
+  fuzzIt(
     "fuzz: structure-aware edits of every fixture's encoding (splices, duplicated and swapped ranges), both copy modes",
-    () => {
+    runs,
+    (numRuns) => {
       // Every type the format carries (views, buffers, errors, shapes, references...), not only what the
       // sample arbitrary generates; edits move whole ranges between valid encodings, so tags, lengths and
       // references from one value land in the middle of another.
@@ -147,21 +151,22 @@ describe("binary: fuzz", () => {
             expectTypedOutcome(bytes, copy);
           },
         ),
-        { numRuns: runs },
+        { numRuns },
       );
     },
     timeout,
   );
 
-  it(
+  fuzzIt(
     "fuzz: random bytes after a valid header give a value or a typed error",
-    () => {
+    runs * 3,
+    (numRuns) => {
       fc.assert(
         fc.property(fc.uint8Array({ maxLength: 64 }), (body) => {
           expectTypedOutcome(new Uint8Array([...HEADER, ...body]));
           expectTypedOutcome(body);
         }),
-        { numRuns: runs * 3 },
+        { numRuns },
       );
     },
     timeout,

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { DecodeError, LimitError, StructuraError } from "../../src/core/errors.ts";
 import { defineType } from "../../src/core/registry.ts";
 import { parse, stringify } from "../../src/text/index.ts";
+import { fuzzIt } from "../helpers/fuzz.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 300;
 
@@ -328,7 +329,7 @@ describe("text parse: mutated valid texts give values or typed errors", () => {
     return stringify(root);
   })();
 
-  it("character edits", () => {
+  fuzzIt("character edits", RUNS, (numRuns) => {
     fc.assert(
       fc.property(
         fc.nat({ max: sample.length - 1 }),
@@ -343,11 +344,11 @@ describe("text parse: mutated valid texts give values or typed errors", () => {
           }
         },
       ),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 
-  it("JSON-level edits (replaced elements)", () => {
+  fuzzIt("JSON-level edits (replaced elements)", RUNS, (numRuns) => {
     const json = JSON.parse(sample) as unknown[];
     const scalar = fc.oneof(
       fc.integer({ min: -10, max: json.length + 5 }),
@@ -370,11 +371,11 @@ describe("text parse: mutated valid texts give values or typed errors", () => {
           if (!(error instanceof StructuraError)) throw error;
         }
       }),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 
-  it("edits anywhere in the tree (every container, any child)", () => {
+  fuzzIt("edits anywhere in the tree (every container, any child)", RUNS, (numRuns) => {
     const json = JSON.parse(sample) as unknown;
     const places: [number, string | number][] = [];
     const containers: unknown[] = [];
@@ -419,7 +420,7 @@ describe("text parse: mutated valid texts give values or typed errors", () => {
           if (!(error instanceof StructuraError)) throw error;
         }
       }),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 });
@@ -472,7 +473,7 @@ describe("text parse: structure-aware mutations of texts with deferred entries, 
     }
   };
 
-  it("entries dropped, duplicated, swapped or moved, and shape-table edits", () => {
+  fuzzIt("entries dropped, duplicated, swapped or moved, and shape-table edits", RUNS, (numRuns) => {
     const n = top.length;
     fc.assert(
       fc.property(
@@ -510,18 +511,18 @@ describe("text parse: structure-aware mutations of texts with deferred entries, 
           tryParse(JSON.stringify(copy));
         },
       ),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 
-  it("characters edited anywhere", () => {
+  fuzzIt("characters edited anywhere", RUNS, (numRuns) => {
     fc.assert(
       fc.property(
         fc.nat({ max: sample.length - 1 }),
         fc.constantFrom("[", "]", "{", "}", ",", "~", "0", "9", '"', "A", "-"),
         (at, c) => tryParse(sample.slice(0, at) + c + sample.slice(at + 1)),
       ),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 });

@@ -5,10 +5,11 @@
  */
 
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { clone } from "../../src/clone/index.ts";
 import { parse, stringify } from "../../src/text/index.ts";
 import { expectSameStructure } from "../helpers/equal.ts";
+import { fuzzIt } from "../helpers/fuzz.ts";
 import { graphs } from "../helpers/graphs.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 200;
@@ -88,15 +89,15 @@ function check(source: unknown): void {
 }
 
 describe("text: property round trips", () => {
-  it("arbitrary trees", () => {
-    fc.assert(fc.property(value, check), { numRuns: RUNS });
+  fuzzIt("arbitrary trees", RUNS, (numRuns) => {
+    fc.assert(fc.property(value, check), { numRuns });
   });
 
-  it("arbitrary graphs with sharing and cycles", () => {
+  fuzzIt("arbitrary graphs with sharing and cycles", RUNS, (numRuns) => {
     // Every kind of sharing and cycle, including through Map keys, Set members and error causes. (Not
     // null-prototype objects: clone, the reference here, gives them Object.prototype.)
     const graph = graphs(leaf, 12, 40, ["object", "array", "map", "set", "error", "sparse"]);
-    fc.assert(fc.property(graph, check), { numRuns: RUNS });
+    fc.assert(fc.property(graph, check), { numRuns });
   });
 });
 
@@ -139,14 +140,14 @@ describe("text: records from a few overlapping key lists", () => {
     }
   }
 
-  it("round-trip with their own keys in order", () => {
+  fuzzIt("round-trip with their own keys in order", RUNS, (numRuns) => {
     fc.assert(
       fc.property(fc.array(record, { maxLength: 12 }), (list) => {
         const back = parse(stringify(list));
         expectSameStructure(back, clone(list));
         sameKeyOrder(back, list);
       }),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 });

@@ -45,7 +45,8 @@ const GUARD: AnyCustomType = {
   },
   decode: (data: unknown) => data,
 };
-const GUARD_ONLY = new TypeRegistry([GUARD]);
+/** Made on first use: a registry built at load time would keep the writer in a bundle that only parses. */
+let guardOnly: TypeRegistry | null = null;
 
 /** One custom type per reducer: `test` runs the reducer and keeps a truthy result for `encode`. */
 function reducerType(name: string, reducer: (value: unknown) => unknown): AnyCustomType {
@@ -71,7 +72,7 @@ function reducerType(name: string, reducer: (value: unknown) => unknown): AnyCus
 }
 
 function registryOfReducers(reducers: Reducers | undefined): TypeRegistry {
-  if (reducers === undefined || reducers === null) return GUARD_ONLY;
+  if (reducers === undefined || reducers === null) return (guardOnly ??= new TypeRegistry([GUARD]));
   const types: AnyCustomType[] = [];
   for (const name of Object.getOwnPropertyNames(reducers)) {
     const reducer = reducers[name];
