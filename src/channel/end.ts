@@ -9,6 +9,7 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
+import { Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
@@ -22,12 +23,12 @@ import {
   type EventType,
   ITER_HIGH,
   isPayload,
-  LINGER_MS,
   type Listener,
   type PostOptions,
+  REPLY_POLL_MICROS,
   receiveOnPort,
+  STREAM_POLL_MICROS,
   SYNC_SLICE_MS,
-  spinFor,
   transferList,
   transferType,
   typedFailure,
@@ -59,25 +60,31 @@ export class ChannelEnd<T = unknown> {
   #iterBuf: T[] = [];
   #iterWaiters: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }[] = [];
   #iterating = false;
-  #spinMs: number;
+  /** Polls before parking (see #pollThenPark): for a reply, for the next message of a stream. */
+  readonly #replyPoll: Poll;
+  readonly #streamPoll: Poll;
+  /** `receiveSync`'s poll before each Atomics.wait: only with an explicit `spinMicros`. */
+  readonly #syncPoll: Poll;
   #sentSinceSleep = false;
-  /** Latency-mode back-off (see #spin). */
-  #spinMisses = 0;
-  #spinSkip = 0;
-  #lingerMisses = 0;
-  #lingerSkip = 0;
-  #spinQueued = false;
+  #deliveredSinceSleep = false;
+  #pollQueued = false;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
     this.#port = handle.port as MessagePort;
     this.#rx = handle.rx === null ? null : new Ring(handle.rx);
     this.#tx = handle.tx === null ? null : new Ring(handle.tx);
     this.transport = this.#rx === null ? "port" : "ring";
-    const spin = options?.spinMicros ?? 0;
-    if (typeof spin !== "number" || !(spin >= 0)) {
+    const spin = options?.spinMicros;
+    if (spin !== undefined && (typeof spin !== "number" || !(spin >= 0))) {
       throw new ArgumentError(`spinMicros must be a non-negative number, got ${String(spin)}.`);
     }
-    this.#spinMs = spin / 1000;
+    const reply = spin ?? REPLY_POLL_MICROS;
+    // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
+    // message of a stream either follows within an encode's time or the stream has paused (64 at most,
+    // so a writer descheduled for a moment does not turn it off for long).
+    this.#replyPoll = new Poll(reply, 10);
+    this.#streamPoll = new Poll(Math.min(reply, STREAM_POLL_MICROS), 6);
+    this.#syncPoll = new Poll(spin ?? 0, 10);
     const types = options?.types ?? [];
     const wholeErrors = errorsOption(options?.errors);
     const plain = new Codec(new TypeRegistry(types), options?.maxDepth, wholeErrors);
@@ -96,7 +103,14 @@ export class ChannelEnd<T = unknown> {
     });
     this.#in = new Receiver<T>(port, this.#rx, plain, withTransfer, (data) => this.#onPortMessage(data));
     if (this.#rx !== null) this.#in.tail = Atomics.load(this.#rx.ctrl, TAIL);
-    port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
+    // Node's ports dispatch to `on("message")` listeners without building a MessageEvent, which
+    // `onmessage` needs (~1-2 µs each: a doorbell per small round trip, on each side). Deno's Node
+    // compatibility layer adds an `on` too, but only once node:worker_threads was loaded: keep its
+    // standard path there, so that behaviour does not depend on what else the program imported.
+    const nodePort = port as unknown as { on?: (type: "message", fn: (data: unknown) => void) => void };
+    if (typeof nodePort.on === "function" && !("Deno" in globalThis)) {
+      nodePort.on("message", (data) => this.#onPortMessage(data));
+    } else port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
     port.addEventListener("close", () => this.#portClosed());
     // Like a MessagePort: an end keeps its thread alive only once something listens to it.
     this.unref();
@@ -145,67 +159,36 @@ export class ChannelEnd<T = unknown> {
     const list = Array.isArray(options) ? options : (options as PostOptions | undefined)?.transfer;
     const buffers = transferList(list);
     this.#sentSinceSleep = true;
-    if (this.#spinMs > 0 && !this.#spinQueued && this.#started) {
-      this.#spinQueued = true;
-      queueMicrotask(this.#spinAfterSend);
+    if (!this.#pollQueued && this.#started && this.#rx !== null && this.#replyPoll.enabled) {
+      this.#pollQueued = true;
+      queueMicrotask(this.#pollThenPark);
     }
     this.#sender.send(value, buffers, resolve);
   }
 
   /**
-   * Latency mode (`spinMicros`): once the code that sent has yielded, poll for the answer before the
-   * event loop goes idle. A reader parked in `Atomics.waitAsync` is otherwise woken through the event
-   * loop, which costs more than the whole round trip on an idle core.
+   * Instead of parking at once, a reader that has just sent something polls HEAD for the reply, and one
+   * that has just delivered polls for the next message of a stream: when the poll is answered, neither
+   * side pays a wake-up (the writer sees the reader awake and rings no doorbell). It runs as a microtask,
+   * after the ones queued before it, so code that answers a delivery from a promise continuation (an
+   * `await` in a loop) has sent by then, and the poll looks for the reply to that. See poll.ts for the
+   * back-off that keeps it from taking a shared core.
    */
-  #spinAfterSend = (): void => {
-    this.#spinQueued = false;
-    const rx = this.#in.rx;
+  #pollThenPark = (): void => {
+    this.#pollQueued = false;
+    const rx = this.#rx;
     if (rx === null || this.#closed || this.#draining || this.#paused() || this.#in.waitingForPort) return;
+    // Awake while polling: a writer that publishes meanwhile needs no doorbell. (Parking again below
+    // sets the flag and then reads HEAD, so nothing published in between is missed.)
+    if (Atomics.load(rx.ctrl, READER_SLEEP) === PARKED_ON_PORT) Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
+    const head = this.#in.tail;
+    if (this.#sentSinceSleep) this.#replyPoll.poll(rx.ctrl, head);
+    else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
     this.#sentSinceSleep = false;
-    if (this.#spin(rx.ctrl, this.#in.tail)) this.#drain();
+    this.#deliveredSinceSleep = false;
+    // Reads what came, or parks.
+    this.#drain();
   };
-
-  /**
-   * Before parking after a delivery, look at HEAD for about LINGER_MS: a writer streaming messages
-   * has usually published the next one by then, and a doorbell (a port message on each side) costs far
-   * more. Too short to matter on a shared core, and it backs off when it keeps missing (a request/reply
-   * exchange, where nothing follows until we answer): the next 2, 4, then 8 chances go by.
-   */
-  #linger(ctrl: Int32Array, head: number): boolean {
-    if (this.#lingerSkip > 0) {
-      this.#lingerSkip--;
-      return false;
-    }
-    if (spinFor(ctrl, head, LINGER_MS)) {
-      this.#lingerMisses = 0;
-      return true;
-    }
-    // At most 8 chances skipped (not 1024 as for #spin): a look costs only LINGER_MS, and under load a
-    // streaming writer descheduled for a moment should not turn it off for long.
-    if (this.#lingerMisses < 3) this.#lingerMisses++;
-    this.#lingerSkip = 1 << this.#lingerMisses;
-    return false;
-  }
-
-  /**
-   * Latency mode: polls HEAD for up to `spinMicros`; true when a record came. It backs off by itself:
-   * a poll that goes unanswered (a slow peer, or one that shares this core and cannot run while we
-   * poll) makes the next 2, 4, 8 ... 1024 chances to poll go by without polling, so a thread on a
-   * shared core wastes a vanishing share of it; one answered poll restores it.
-   */
-  #spin(ctrl: Int32Array, head: number): boolean {
-    if (this.#spinSkip > 0) {
-      this.#spinSkip--;
-      return false;
-    }
-    if (spinFor(ctrl, head, this.#spinMs)) {
-      this.#spinMisses = 0;
-      return true;
-    }
-    if (this.#spinMisses < 10) this.#spinMisses++;
-    this.#spinSkip = 1 << this.#spinMisses;
-    return false;
-  }
 
   // ---------------------------------------------------------------------------------------------------
   // Receiving
@@ -330,13 +313,12 @@ export class ChannelEnd<T = unknown> {
     if (this.#draining || this.#closeEmitted) return;
     this.#draining = true;
     try {
-      let delivered = false;
       for (;;) {
         while (!this.#paused()) {
           const got = this.#in.readOne(false);
           if (got === null) break;
-          delivered = true;
-          // What we sent has been answered (or we are simply receiving): no reason to poll after this.
+          this.#deliveredSinceSleep = true;
+          // What we sent has been answered (or we are simply receiving): no reply to poll for now.
           this.#sentSinceSleep = false;
           this.#deliver(got.value);
           if (this.#closeEmitted) return;
@@ -350,15 +332,19 @@ export class ChannelEnd<T = unknown> {
         }
         if (this.#paused() || this.#in.waitingForPort || rx === null) return;
         if (this.#in.peerClosed) continue;
-        const head = this.#in.tail;
-        if (this.#sentSinceSleep && this.#spinMs > 0) {
-          // A reply to what we just sent is likely close: poll briefly rather than sleep.
-          this.#sentSinceSleep = false;
-          if (this.#spin(rx.ctrl, head)) continue;
-        } else if (delivered && this.#linger(rx.ctrl, head)) {
-          delivered = false;
-          continue;
+        // A poll is queued (see #pollThenPark): it reads or parks once the microtasks before it ran.
+        if (this.#pollQueued) return;
+        if (
+          (this.#sentSinceSleep && this.#replyPoll.enabled) ||
+          (this.#deliveredSinceSleep && this.#streamPoll.enabled)
+        ) {
+          this.#pollQueued = true;
+          queueMicrotask(this.#pollThenPark);
+          return;
         }
+        this.#sentSinceSleep = false;
+        this.#deliveredSinceSleep = false;
+        const head = this.#in.tail;
         // Park: the writer that publishes next sees the flag and rings the doorbell (a port message,
         // see #onPortMessage). Flag first, then HEAD again: either we see its record or it sees the flag.
         Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_PORT);
@@ -426,7 +412,7 @@ export class ChannelEnd<T = unknown> {
         continue;
       }
       const head = this.#in.tail;
-      if (this.#spinMs > 0 && this.#spin(rx.ctrl, head)) continue;
+      if (this.#syncPoll.poll(rx.ctrl, head)) continue;
       Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_RING);
       if (Atomics.load(rx.ctrl, HEAD) === head) Atomics.wait(rx.ctrl, HEAD, head, slice);
       // An asynchronous reader of this end parked before (onmessage beside receiveSync): keep its

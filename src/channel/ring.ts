@@ -112,10 +112,20 @@ export class Ring {
     Atomics.notify(this.ctrl, HEAD);
   }
 
-  /** Consumer: frees everything up to `tail`. Returns true if the producer was waiting for room. */
+  /**
+   * Consumer: frees everything up to `tail`. Returns true if the producer was waiting for room and now
+   * has to be woken: only once at most half the ring is in use (or all of it is free). Waking it at the
+   * first record freed would make it write one message per wake-up pair (each a port or task message
+   * on both sides) while the reader frees room record by record; from half a ring it writes a batch.
+   * The reader always gets there: it stops reading only while paused (then the writer must wait
+   * anyway) or while its next record's port message is on its way (which comes without the writer).
+   */
   release(tail: number): boolean {
-    Atomics.store(this.ctrl, TAIL, tail);
-    return Atomics.load(this.ctrl, WRITER_SLEEP) !== 0 && Atomics.exchange(this.ctrl, WRITER_SLEEP, 0) !== 0;
+    const ctrl = this.ctrl;
+    Atomics.store(ctrl, TAIL, tail);
+    if (Atomics.load(ctrl, WRITER_SLEEP) === 0) return false;
+    if ((Atomics.load(ctrl, HEAD) - tail) >>> 0 > this.capacity >>> 1) return false;
+    return Atomics.exchange(ctrl, WRITER_SLEEP, 0) !== 0;
   }
 
   wakeWriter(): void {

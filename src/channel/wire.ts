@@ -14,7 +14,6 @@ import type { AnyCustomType, TypeRegistry } from "../core/registry.ts";
 import { isArrayBuffer, isDetached } from "../core/types.ts";
 import type { ChannelEnd } from "./end.ts";
 import type { HostMessagePort } from "./port.ts";
-import { HEAD } from "./ring.ts";
 
 /** What travels to the other thread to open the far end (plain data plus a MessagePort). */
 export interface ChannelHandle {
@@ -30,10 +29,10 @@ export interface ChannelHandle {
 
 export interface EndOptions {
   /**
-   * Before going to sleep, a reader that has just sent something polls the ring this many
-   * microseconds for the reply (a wake-up costs more than a short poll). `receiveSync` always polls
-   * first. 0 (the default) disables polling: on a busy machine a polling thread takes the CPU the
-   * other side needs; enable it when both threads have a core of their own.
+   * How long (microseconds) an end that has sent something polls the ring for the reply before it
+   * parks; polling backs off by itself when replies do not come that fast. Default 50; 0 disables
+   * every poll (also the shorter one for the next message of a stream). Given explicitly, `receiveSync`
+   * polls this long before each `Atomics.wait` too.
    */
   spinMicros?: number | undefined;
   /** Custom types (as for `serialize`); both ends need the same ones. */
@@ -98,8 +97,12 @@ export const DOORBELL = 1;
 export const NATIVE_STRING = 8192;
 const TRANSFER_TYPE = "structura.channel.buffer";
 export const ITER_HIGH = 256;
-/** How long a reader that has just delivered looks for the next record before parking (see #linger). */
-export const LINGER_MS = 0.002;
+/**
+ * Default polling budgets, in microseconds (see poll.ts and docs/channel.md, Wake-ups): after a send,
+ * for the reply (`spinMicros` overrides it); after a delivery, for the next message of a stream.
+ */
+export const REPLY_POLL_MICROS = 50;
+export const STREAM_POLL_MICROS = 20;
 /**
  * Asynchronous waits on a ring also end after this many milliseconds and look again. The protocol does
  * not need it, but the stress test caught (rarely, under load, Node 20) a writer whose notified
@@ -214,15 +217,6 @@ export function decodeWithTransfer<T>(bytes: Uint8Array, codec: Codec, buffers: 
   } finally {
     decodingBuffers = null;
   }
-}
-
-/** Polls HEAD for up to `ms`; true when it moved away from `head`. */
-export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
-  const end = performance.now() + ms;
-  do {
-    for (let i = 0; i < 64; i++) if (Atomics.load(ctrl, HEAD) !== head) return true;
-  } while (performance.now() < end);
-  return false;
 }
 
 let receiveOnPortHook: ReceiveOnPort | null | undefined;

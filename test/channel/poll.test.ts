@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { Poll } from "../../src/channel/poll.ts";
+import { HEAD } from "../../src/channel/ring.ts";
+
+describe("channel polling back-off", () => {
+  it("skips 2, then 4 chances after unanswered polls, and one answered poll restores it", () => {
+    const ctrl = new Int32Array(new SharedArrayBuffer(128));
+    const poll = new Poll(200, 10);
+    expect(poll.poll(ctrl, 0)).toBe(false); // nothing published: a miss
+    Atomics.store(ctrl, HEAD, 8); // now there is something, but the next 2 chances do not look
+    expect(poll.poll(ctrl, 0)).toBe(false);
+    expect(poll.poll(ctrl, 0)).toBe(false);
+    expect(poll.poll(ctrl, 0)).toBe(true); // looks again, answered: back-off reset
+    expect(poll.poll(ctrl, 0)).toBe(true);
+    expect(poll.poll(ctrl, 8)).toBe(false); // a miss: skip 2
+    expect(poll.poll(ctrl, 0)).toBe(false);
+    expect(poll.poll(ctrl, 0)).toBe(false);
+    expect(poll.poll(ctrl, 8)).toBe(false); // another miss: skip 4
+    for (let i = 0; i < 4; i++) expect(poll.poll(ctrl, 0)).toBe(false);
+    expect(poll.poll(ctrl, 0)).toBe(true);
+  });
+
+  it("a zero budget never polls", () => {
+    const ctrl = new Int32Array(new SharedArrayBuffer(128));
+    Atomics.store(ctrl, HEAD, 8);
+    const poll = new Poll(0, 10);
+    expect(poll.enabled).toBe(false);
+    expect(poll.poll(ctrl, 0)).toBe(false);
+  });
+});
