@@ -108,6 +108,7 @@ function readPiecewise(text: string, registry: TypeRegistry, maxDepth: number): 
     const top = spine.top;
     const head = top[0];
     if (top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) return UNFIT;
+    anchorReader();
     const value = new Reader(top, registry, maxDepth, head === HEADER).run();
     // Runs the walk did not reach must still be JSON, as they would have to be for JSON.parse.
     finish(spine.runs);
