@@ -209,6 +209,9 @@ export async function measure(target) {
   };
 }
 
+const TEXT_WRITER_MARK = "A view of a detached or shrunk ArrayBuffer could not be cloned.";
+const BINARY_ENCODER_MARK = "refers back to the custom object itself";
+
 export async function measureAll(targets = TARGETS) {
   const rows = [];
   for (const target of targets) rows.push(await measure(target));
@@ -254,6 +257,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       ...row,
       limit: limitOf(row, rows),
       anchors: code.includes(ANCHOR_SYMBOL),
+      // Whether the other direction's code is in the bundle, told by a message only it holds (minified
+      // names say nothing): the text writer's refusal of a shrunk view, the binary encoder's refusal of
+      // custom data that refers back to its own value.
+      textWriter: code.includes(TEXT_WRITER_MARK),
+      binaryEncoder: code.includes(BINARY_ENCODER_MARK),
     }));
     console.log(JSON.stringify(json, null, 2));
   } else {

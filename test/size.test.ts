@@ -20,6 +20,8 @@ interface Row {
   same?: string;
   name: string;
   anchors: boolean;
+  textWriter: boolean;
+  binaryEncoder: boolean;
 }
 
 /**
@@ -30,8 +32,8 @@ interface Row {
  */
 const OVER: Record<string, { ceiling: number; why: string }> = {
   "text.parse": {
-    ceiling: 10200,
-    why: "src/text/reader.ts alone is ~5.0 KB gzip; the JSON error locator (locate.ts, json-position.ts), fillers and options add the rest",
+    ceiling: 11400,
+    why: "src/text/reader.ts alone is ~5.0 KB gzip; the piecewise reader of large texts (spine.ts), the JSON error locator (locate.ts, json-position.ts), fillers and options add the rest",
   },
   "text.stringify": {
     ceiling: 12200,
@@ -42,8 +44,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "the classifier of src/core/types.ts (~3.5 KB gzip) + src/clone/clone.ts (~2.6 KB) + transfer and shapes",
   },
   "binary.deserialize": {
-    ceiling: 8400,
-    why: "src/binary/decode.ts alone is ~5.0 KB gzip (decoder, shape compiler, error messages)",
+    ceiling: 8900,
+    why: "src/binary/decode.ts alone is ~5.0 KB gzip (decoder, shape compiler, error messages), plus the stream shape table's reader hooks",
   },
   "binary.serialize": {
     ceiling: 11600,
@@ -117,10 +119,16 @@ describe("bundle size (each function imported alone, esbuild --minify for the br
   }
 
   it("a function's bundle leaves out the other direction (parse has no writer, deserialize no encoder)", () => {
-    // The text writer (~4.8 KB gzip) and the binary encoder (~5.4 KB) are each larger than these gaps.
-    expect(byId.get("text.stringify")!.gzip - byId.get("text.parse")!.gzip).toBeGreaterThan(1 * KB);
+    // Told by a message only the other direction holds (scripts/size.mjs); the writing rows must hold it,
+    // so a reworded message cannot make this pass unseen.
+    expect(byId.get("text.stringify")!.textWriter).toBe(true);
+    expect(byId.get("binary.serialize")!.binaryEncoder).toBe(true);
+    expect(byId.get("text.parse")!.textWriter).toBe(false);
+    expect(byId.get("text.parse")!.binaryEncoder).toBe(false);
+    expect(byId.get("binary.deserialize")!.binaryEncoder).toBe(false);
+    expect(byId.get("binary.deserialize")!.textWriter).toBe(false);
+    // And by size: the binary encoder (~5.4 KB gzip) is larger than this gap.
     expect(byId.get("binary.serialize")!.gzip - byId.get("binary.deserialize")!.gzip).toBeGreaterThan(2 * KB);
-    expect(byId.get("text.parse")!.gzip).toBeLessThan(byId.get("text.stringify")!.gzip - 1 * KB);
   });
 
   it("importing from the root entry shakes down to the subpath's size", () => {
