@@ -19,7 +19,8 @@ class FormBuilder {
   readonly form = new FormData();
   readonly #scanner: Scanner;
   readonly #source: ChunkSource;
-  readonly #field = new FieldReader();
+  // Created on first use: a field whose value lies in one chunk never needs it (see wholeBody).
+  #field: FieldReader | null = null;
   // Created with the first file part: a form of fields only never needs it.
   #files: BlobCollector | null = null;
   #isFile = false;
@@ -39,10 +40,10 @@ class FormBuilder {
       const ev = scanner.step();
       if (ev === EV_DATA) {
         if (this.#isFile) this.#files!.add(scanner.data.subarray(scanner.dataStart, scanner.dataEnd));
-        else this.#field.add(scanner.data, scanner.dataStart, scanner.dataEnd);
+        else this.#field!.add(scanner.data, scanner.dataStart, scanner.dataEnd);
       } else if (ev === EV_PART_END) {
         if (this.#isFile) this.form.append(this.#name, this.#files!.file(this.#filename, this.#type));
-        else this.form.append(this.#name, this.#field.value());
+        else this.form.append(this.#name, this.#field!.value());
       } else if (ev === EV_PART) {
         this.#name = scanner.name;
         this.#isFile = scanner.isFile;
@@ -52,6 +53,8 @@ class FormBuilder {
           this.#type = scanner.partType();
         } else if (scanner.wholeBody()) {
           this.form.append(this.#name, decodeUtf8(scanner.data, scanner.dataStart, scanner.dataEnd));
+        } else if (this.#field === null) {
+          this.#field = new FieldReader();
         } else {
           this.#field.reset();
         }
