@@ -32,18 +32,36 @@ let poolPos = POOL_BYTES;
  * 45 characters from [0-9a-z-], inside the 27-70 range and alphabet the WPT serializer test checks.
  */
 export function generateBoundary(): string {
+  return generateBoundaryInto(null, 0);
+}
+
+/** The boundary's bytes: PREFIX, then two hex digits per random byte. */
+const PREFIX_BYTES = Uint8Array.from(PREFIX, (c) => c.charCodeAt(0));
+const HEX_BYTES = Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0));
+
+/**
+ * generateBoundary, also writing the boundary's bytes to `target` at `at` (when given): the encoder
+ * needs both, and copying them from the array the string is made of costs a fraction of reading
+ * them back from the string.
+ */
+export function generateBoundaryInto(target: Uint8Array | null, at: number): string {
   if (poolPos === POOL_BYTES) {
     crypto.getRandomValues(pool);
     poolPos = 0;
   }
   const codes = CODES;
-  let at = PREFIX.length;
+  const n = PREFIX.length;
+  let c = n;
   for (let i = poolPos; i < poolPos + 16; i++) {
     const b = pool[i]!;
-    codes[at++] = HEX_DIGITS.charCodeAt(b >> 4);
-    codes[at++] = HEX_DIGITS.charCodeAt(b & 15);
+    codes[c++] = HEX_BYTES[b >> 4]!;
+    codes[c++] = HEX_BYTES[b & 15]!;
   }
   const out = String.fromCharCode.apply(null, codes);
+  if (target !== null) {
+    target.set(PREFIX_BYTES, at);
+    for (let i = n; i < codes.length; i++) target[at + i] = codes[i]!;
+  }
   // Wipe what was handed out so that the pool never holds a boundary that is in use.
   pool.fill(0, poolPos, poolPos + 16);
   poolPos += 16;
