@@ -68,11 +68,19 @@ class FormBuilder {
   runSync(): boolean {
     const scanner = this.#scanner;
     for (;;) {
-      if (this.#run() !== EV_NEED_MORE) return true;
+      if (this.#run() !== EV_NEED_MORE) break;
       const chunk = this.#source.takeSync();
       if (chunk === undefined) return false;
       if (chunk === null) scanner.finish();
       else scanner.push(chunk);
+    }
+    // The epilogue is read to the end of the body too (a stream's buffered chunks come here; a
+    // bytes body is one chunk, already pushed): false when the rest must be awaited (runAsync).
+    for (;;) {
+      const chunk = this.#source.takeSync();
+      if (chunk === undefined) return false;
+      if (chunk === null) return true;
+      scanner.push(chunk);
     }
   }
 
@@ -80,15 +88,18 @@ class FormBuilder {
     const scanner = this.#scanner;
     const source = this.#source;
     try {
+      // A chunk already in memory (a Node stream's buffer) is taken without an await.
       for (;;) {
-        const chunk = await source.read();
+        let chunk = source.takeSync();
+        if (chunk === undefined) chunk = await source.read();
         if (chunk === null) scanner.finish();
         else scanner.push(chunk);
         if (this.#run() !== EV_NEED_MORE) break;
       }
       // The epilogue is read and ignored (and counts toward maxTotalSize).
       for (;;) {
-        const chunk = await source.read();
+        let chunk = source.takeSync();
+        if (chunk === undefined) chunk = await source.read();
         if (chunk === null) break;
         scanner.push(chunk);
       }

@@ -4,6 +4,7 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
+import { isNodeReadable, NodeStreamReader } from "./node-stream.ts";
 
 /** What `parseMultipart` / `parseFormData` accept as a body. */
 export type MultipartSource =
@@ -18,6 +19,7 @@ const K_BYTES = 0;
 const K_READER = 1;
 const K_ITERATOR = 2;
 const K_BLOB = 3;
+const K_NODE = 4;
 
 /**
  * A Blob body is read in windows of this size with `blob.slice().arrayBuffer()`: one call for a
@@ -59,6 +61,7 @@ export class ChunkSource {
   #bytes: Uint8Array | null = null;
   #reader: ReadableStreamDefaultReader<unknown> | null = null;
   #iterator: AsyncIterator<unknown> | null = null;
+  #node: NodeStreamReader | null = null;
   #blob: Blob | null = null;
   #blobOffset = 0;
   #ended = false;
@@ -90,6 +93,9 @@ export class ChunkSource {
       } catch (cause) {
         throw new ArgumentError("the body stream is locked or already read", { cause });
       }
+    } else if (body !== null && typeof body === "object" && isNodeReadable(body)) {
+      this.#kind = K_NODE;
+      this.#node = new NodeStreamReader(body);
     } else if (
       body !== null &&
       typeof body === "object" &&
@@ -106,8 +112,36 @@ export class ChunkSource {
 
   /** The next chunk if it is available without waiting (null at the end), or undefined. */
   takeSync(): Uint8Array | null | undefined {
-    if (this.#kind !== K_BYTES) return undefined;
-    return this.#takeBytes();
+    if (this.#kind === K_BYTES) return this.#takeBytes();
+    if (this.#kind === K_NODE && !this.#ended) return this.#takeNode();
+    return undefined;
+  }
+
+  /** A Node stream's buffered chunk, null at its end, undefined when it must be awaited. */
+  #takeNode(): Uint8Array | null | undefined {
+    const chunk = this.#node!.take();
+    if (chunk === undefined) return undefined;
+    if (chunk === null) {
+      this.#ended = true;
+      return null;
+    }
+    return toBytes(chunk);
+  }
+
+  /** A Node stream's next chunk: at once when buffered, else after its next event. */
+  #readNode(): Promise<Uint8Array | null> {
+    const chunk = this.#takeNode();
+    if (chunk !== undefined) return Promise.resolve(chunk);
+    return this.#node!.wait().then(this.#nodeRetry());
+  }
+
+  #onNodeWake: (() => Promise<Uint8Array | null>) | null = null;
+
+  /** wait()'s continuation, made once per source. */
+  #nodeRetry(): () => Promise<Uint8Array | null> {
+    let f = this.#onNodeWake;
+    if (f === null) f = this.#onNodeWake = () => (this.#ended ? ENDED : this.#readNode());
+    return f;
   }
 
   /** The bytes body: whole (no copy), or a copy of its next window when it is shared. */
@@ -156,6 +190,7 @@ export class ChunkSource {
     if (this.#ended) return ENDED;
     if (this.#kind === K_READER) return this.#reader!.read().then(this.#resultMapper());
     if (this.#kind === K_ITERATOR) return this.#iterator!.next().then(this.#resultMapper());
+    if (this.#kind === K_NODE) return this.#readNode();
     return this.#readOther();
   }
 
@@ -168,6 +203,7 @@ export class ChunkSource {
     if (this.#ended) return ENDED;
     if (this.#kind === K_READER) return this.#reader!.read();
     if (this.#kind === K_ITERATOR) return this.#iterator!.next();
+    if (this.#kind === K_NODE) return this.#readNode();
     return this.#readOther();
   }
 
@@ -209,7 +245,8 @@ export class ChunkSource {
     this.#bytes = null;
     this.#blob = null;
     try {
-      if (this.#reader !== null) this.#reader.cancel(reason).catch(ignore);
+      if (this.#node !== null) this.#node.cancel();
+      else if (this.#reader !== null) this.#reader.cancel(reason).catch(ignore);
       else if (this.#iterator !== null && typeof this.#iterator.return === "function") {
         Promise.resolve(this.#iterator.return()).catch(ignore);
       }
