@@ -32,18 +32,36 @@ let poolPos = POOL_BYTES;
  * 45 characters from [0-9a-z-], inside the 27-70 range and alphabet the WPT serializer test checks.
  */
 export function generateBoundary(): string {
+  return generateBoundaryInto(null, 0);
+}
+
+/** The boundary's bytes: PREFIX, then two hex digits per random byte. */
+const PREFIX_BYTES = Uint8Array.from(PREFIX, (c) => c.charCodeAt(0));
+const HEX_BYTES = Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0));
+
+/**
+ * generateBoundary, also writing the boundary's bytes to `target` at `at` (when given): the encoder
+ * needs both, and copying them from the array the string is made of costs a fraction of reading
+ * them back from the string.
+ */
+export function generateBoundaryInto(target: Uint8Array | null, at: number): string {
   if (poolPos === POOL_BYTES) {
     crypto.getRandomValues(pool);
     poolPos = 0;
   }
   const codes = CODES;
-  let at = PREFIX.length;
+  const n = PREFIX.length;
+  let c = n;
   for (let i = poolPos; i < poolPos + 16; i++) {
     const b = pool[i]!;
-    codes[at++] = HEX_DIGITS.charCodeAt(b >> 4);
-    codes[at++] = HEX_DIGITS.charCodeAt(b & 15);
+    codes[c++] = HEX_BYTES[b >> 4]!;
+    codes[c++] = HEX_BYTES[b & 15]!;
   }
   const out = String.fromCharCode.apply(null, codes);
+  if (target !== null) {
+    target.set(PREFIX_BYTES, at);
+    for (let i = n; i < codes.length; i++) target[at + i] = codes[i]!;
+  }
   // Wipe what was handed out so that the pool never holds a boundary that is in use.
   pool.fill(0, poolPos, poolPos + 16);
   poolPos += 16;
@@ -112,35 +130,40 @@ export function contentTypeFor(boundary: string, generated: boolean): string {
 //
 // Every request carries a boundary of its own, so what is set up per body has to be cheap for a
 // boundary never seen before: the common Content-Type shape is read without the general MIME parser,
-// the pattern and its words are small typed arrays (V8 keeps typed arrays up to 64 bytes on the JS
-// heap, with no backing store to allocate), and the Horspool table (256 entries, an off-heap
-// allocation) is built only when a search first runs over enough bytes to use it.
+// the pattern is a small typed array (V8 keeps typed arrays up to 64 bytes on the JS heap, with no
+// backing store to allocate), and its 32-bit words and the Horspool table (256 entries, an off-heap
+// allocation) are built only when a search first runs over a chunk large enough to use them.
 
 /** Longest boundary accepted when parsing; RFC 2046 says 70, real clients stay far below 256. */
 const MAX_PARSE_BOUNDARY = 256;
 
 /** The byte pattern the scanner looks for: CRLF "--" boundary. */
 export class Delimiter {
-  /** The boundary as given in the Content-Type. */
-  readonly boundary: string;
   /** CRLF "--" boundary, UTF-8 encoded. */
   readonly bytes: Uint8Array;
-  /**
-   * `bytes` as little-endian 32-bit words (the last bytes%4 bytes left out), to verify a match 4
-   * bytes at a time. Int32 so that a word compares with DataView.getInt32 as a small integer; at
-   * most 64 bytes for boundaries up to 60 bytes (every generated one), so it lives on the JS heap too.
-   */
-  readonly words: Int32Array;
+  #words: Int32Array | null = null;
   #shift: Uint8Array | null = null;
 
-  constructor(boundary: string, bytes: Uint8Array) {
-    this.boundary = boundary;
+  constructor(bytes: Uint8Array) {
     this.bytes = bytes;
-    const words = new Int32Array(bytes.length >> 2);
-    for (let w = 0, at = 0; w < words.length; w++, at += 4) {
-      words[w] = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+  }
+
+  /**
+   * `bytes` as little-endian 32-bit words (the last bytes%4 bytes left out), to verify a match 4
+   * bytes at a time. Int32 so that a word compares with DataView.getInt32 as a small integer. Built
+   * on first use, like the shift table: a body of small fields compares bytes and never needs it.
+   */
+  words(): Int32Array {
+    let words = this.#words;
+    if (words === null) {
+      const bytes = this.bytes;
+      words = new Int32Array(bytes.length >> 2);
+      for (let w = 0, at = 0; w < words.length; w++, at += 4) {
+        words[w] = bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+      }
+      this.#words = words;
     }
-    this.words = words;
+    return words;
   }
 
   /**
@@ -185,7 +208,7 @@ function compile(boundary: string): Delimiter {
       throw new DecodeError("ERR_MULTIPART", "the boundary contains CR or LF");
     }
   }
-  return new Delimiter(boundary, bytes);
+  return new Delimiter(bytes);
 }
 
 /**
@@ -216,7 +239,7 @@ function fastDelimiter(contentType: string): Delimiter | null {
   bytes[2] = 0x2d;
   bytes[3] = 0x2d;
   for (let i = 0; i < len; i++) bytes[4 + i] = contentType.charCodeAt(start + i);
-  return new Delimiter(contentType.slice(start, stop), bytes);
+  return new Delimiter(bytes);
 }
 
 // One-entry cache: the same Content-Type string always yields the same delimiter, and clients that

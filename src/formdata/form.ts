@@ -19,7 +19,8 @@ class FormBuilder {
   readonly form = new FormData();
   readonly #scanner: Scanner;
   readonly #source: ChunkSource;
-  readonly #field = new FieldReader();
+  // Created on first use: a field whose value lies in one chunk never needs it (see wholeBody).
+  #field: FieldReader | null = null;
   // Created with the first file part: a form of fields only never needs it.
   #files: BlobCollector | null = null;
   #isFile = false;
@@ -39,10 +40,10 @@ class FormBuilder {
       const ev = scanner.step();
       if (ev === EV_DATA) {
         if (this.#isFile) this.#files!.add(scanner.data.subarray(scanner.dataStart, scanner.dataEnd));
-        else this.#field.add(scanner.data, scanner.dataStart, scanner.dataEnd);
+        else this.#field!.add(scanner.data, scanner.dataStart, scanner.dataEnd);
       } else if (ev === EV_PART_END) {
         if (this.#isFile) this.form.append(this.#name, this.#files!.file(this.#filename, this.#type));
-        else this.form.append(this.#name, this.#field.value());
+        else this.form.append(this.#name, this.#field!.value());
       } else if (ev === EV_PART) {
         this.#name = scanner.name;
         this.#isFile = scanner.isFile;
@@ -52,6 +53,8 @@ class FormBuilder {
           this.#type = scanner.partType();
         } else if (scanner.wholeBody()) {
           this.form.append(this.#name, decodeUtf8(scanner.data, scanner.dataStart, scanner.dataEnd));
+        } else if (this.#field === null) {
+          this.#field = new FieldReader();
         } else {
           this.#field.reset();
         }
@@ -65,11 +68,19 @@ class FormBuilder {
   runSync(): boolean {
     const scanner = this.#scanner;
     for (;;) {
-      if (this.#run() !== EV_NEED_MORE) return true;
+      if (this.#run() !== EV_NEED_MORE) break;
       const chunk = this.#source.takeSync();
       if (chunk === undefined) return false;
       if (chunk === null) scanner.finish();
       else scanner.push(chunk);
+    }
+    // The epilogue is read to the end of the body too (a stream's buffered chunks come here; a
+    // bytes body is one chunk, already pushed): false when the rest must be awaited (runAsync).
+    for (;;) {
+      const chunk = this.#source.takeSync();
+      if (chunk === undefined) return false;
+      if (chunk === null) return true;
+      scanner.push(chunk);
     }
   }
 
@@ -77,15 +88,18 @@ class FormBuilder {
     const scanner = this.#scanner;
     const source = this.#source;
     try {
+      // A chunk already in memory (a Node stream's buffer) is taken without an await.
       for (;;) {
-        const chunk = await source.read();
+        let chunk = source.takeSync();
+        if (chunk === undefined) chunk = await source.read();
         if (chunk === null) scanner.finish();
         else scanner.push(chunk);
         if (this.#run() !== EV_NEED_MORE) break;
       }
       // The epilogue is read and ignored (and counts toward maxTotalSize).
       for (;;) {
-        const chunk = await source.read();
+        let chunk = source.takeSync();
+        if (chunk === undefined) chunk = await source.read();
         if (chunk === null) break;
         scanner.push(chunk);
       }

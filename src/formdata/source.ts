@@ -4,6 +4,7 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
+import { isNodeReadable, NodeStreamReader } from "./node-stream.ts";
 
 /** What `parseMultipart` / `parseFormData` accept as a body. */
 export type MultipartSource =
@@ -18,6 +19,7 @@ const K_BYTES = 0;
 const K_READER = 1;
 const K_ITERATOR = 2;
 const K_BLOB = 3;
+const K_NODE = 4;
 
 /**
  * A Blob body is read in windows of this size with `blob.slice().arrayBuffer()`: one call for a
@@ -52,11 +54,14 @@ function toBytes(chunk: unknown): Uint8Array {
   );
 }
 
+type ReadResult = IteratorResult<unknown> | ReadableStreamReadResult<unknown>;
+
 export class ChunkSource {
   readonly #kind: number;
   #bytes: Uint8Array | null = null;
   #reader: ReadableStreamDefaultReader<unknown> | null = null;
   #iterator: AsyncIterator<unknown> | null = null;
+  #node: NodeStreamReader | null = null;
   #blob: Blob | null = null;
   #blobOffset = 0;
   #ended = false;
@@ -88,6 +93,9 @@ export class ChunkSource {
       } catch (cause) {
         throw new ArgumentError("the body stream is locked or already read", { cause });
       }
+    } else if (body !== null && typeof body === "object" && isNodeReadable(body)) {
+      this.#kind = K_NODE;
+      this.#node = new NodeStreamReader(body);
     } else if (
       body !== null &&
       typeof body === "object" &&
@@ -104,8 +112,36 @@ export class ChunkSource {
 
   /** The next chunk if it is available without waiting (null at the end), or undefined. */
   takeSync(): Uint8Array | null | undefined {
-    if (this.#kind !== K_BYTES) return undefined;
-    return this.#takeBytes();
+    if (this.#kind === K_BYTES) return this.#takeBytes();
+    if (this.#kind === K_NODE && !this.#ended) return this.#takeNode();
+    return undefined;
+  }
+
+  /** A Node stream's buffered chunk, null at its end, undefined when it must be awaited. */
+  #takeNode(): Uint8Array | null | undefined {
+    const chunk = this.#node!.take();
+    if (chunk === undefined) return undefined;
+    if (chunk === null) {
+      this.#ended = true;
+      return null;
+    }
+    return toBytes(chunk);
+  }
+
+  /** A Node stream's next chunk: at once when buffered, else after its next event. */
+  #readNode(): Promise<Uint8Array | null> {
+    const chunk = this.#takeNode();
+    if (chunk !== undefined) return Promise.resolve(chunk);
+    return this.#node!.wait().then(this.#nodeRetry());
+  }
+
+  #onNodeWake: (() => Promise<Uint8Array | null>) | null = null;
+
+  /** wait()'s continuation, made once per source. */
+  #nodeRetry(): () => Promise<Uint8Array | null> {
+    let f = this.#onNodeWake;
+    if (f === null) f = this.#onNodeWake = () => (this.#ended ? ENDED : this.#readNode());
+    return f;
   }
 
   /** The bytes body: whole (no copy), or a copy of its next window when it is shared. */
@@ -127,26 +163,34 @@ export class ChunkSource {
     return bytes.slice(0, BLOB_WINDOW);
   }
 
-  /** The next chunk, or null once the body is exhausted. */
   /**
-   * One stream or iterator result to a chunk. A bound method made once per source: `read()` maps the
-   * underlying promise with it instead of being an async function, which saves a promise per chunk
-   * (1,600 of them for 100 MB in 64 KiB chunks).
+   * One stream or iterator result to a chunk: a function bound once per source, so that `read()`
+   * maps the underlying promise with it instead of being an async function, which saves a promise
+   * per chunk (1,600 of them for 100 MB in 64 KiB chunks). Made on the first read: a body in
+   * memory never needs it.
    */
-  readonly #onResult = (
-    result: IteratorResult<unknown> | ReadableStreamReadResult<unknown>,
-  ): Uint8Array | null => {
+  #onResult: ((result: ReadResult) => Uint8Array | null) | null = null;
+
+  #mapResult(result: ReadResult): Uint8Array | null {
     if (result.done === true) {
       this.#ended = true;
       return null;
     }
     return toBytes(result.value);
-  };
+  }
 
+  #resultMapper(): (result: ReadResult) => Uint8Array | null {
+    let f = this.#onResult;
+    if (f === null) f = this.#onResult = (result) => this.#mapResult(result);
+    return f;
+  }
+
+  /** The next chunk, or null once the body is exhausted. */
   read(): Promise<Uint8Array | null> {
     if (this.#ended) return ENDED;
-    if (this.#kind === K_READER) return this.#reader!.read().then(this.#onResult);
-    if (this.#kind === K_ITERATOR) return this.#iterator!.next().then(this.#onResult);
+    if (this.#kind === K_READER) return this.#reader!.read().then(this.#resultMapper());
+    if (this.#kind === K_ITERATOR) return this.#iterator!.next().then(this.#resultMapper());
+    if (this.#kind === K_NODE) return this.#readNode();
     return this.#readOther();
   }
 
@@ -159,6 +203,7 @@ export class ChunkSource {
     if (this.#ended) return ENDED;
     if (this.#kind === K_READER) return this.#reader!.read();
     if (this.#kind === K_ITERATOR) return this.#iterator!.next();
+    if (this.#kind === K_NODE) return this.#readNode();
     return this.#readOther();
   }
 
@@ -166,7 +211,7 @@ export class ChunkSource {
   chunkOf(raw: unknown): Uint8Array | null {
     if (raw === null || (this.#kind !== K_READER && this.#kind !== K_ITERATOR))
       return raw as Uint8Array | null;
-    return this.#onResult(raw as IteratorResult<unknown>);
+    return this.#mapResult(raw as IteratorResult<unknown>);
   }
 
   async #readOther(): Promise<Uint8Array | null> {
@@ -200,7 +245,8 @@ export class ChunkSource {
     this.#bytes = null;
     this.#blob = null;
     try {
-      if (this.#reader !== null) this.#reader.cancel(reason).catch(ignore);
+      if (this.#node !== null) this.#node.cancel();
+      else if (this.#reader !== null) this.#reader.cancel(reason).catch(ignore);
       else if (this.#iterator !== null && typeof this.#iterator.return === "function") {
         Promise.resolve(this.#iterator.return()).catch(ignore);
       }
