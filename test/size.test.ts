@@ -52,8 +52,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "src/binary/encode.ts alone is ~5.4 KB gzip, plus the classifier of src/core/types.ts",
   },
   "formdata.parse": {
-    ceiling: 11400,
-    why: "src/formdata/scanner.ts alone is ~4.1 KB gzip, plus parse.ts, mime.ts, source.ts, search.ts, utf8.ts",
+    ceiling: 12200,
+    why: "src/formdata/scanner.ts alone is ~4.1 KB gzip, plus parse.ts, part-fields.ts, mime.ts, source.ts, node-stream.ts (a Node Readable read through read(), kept because the source is chosen at run time), search.ts, utf8.ts",
   },
   "flatted.parse": {
     ceiling: 8500,
