@@ -121,24 +121,8 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
   if (format !== undefined && format !== "binary" && format !== "text") {
     throw new ArgumentError(`format must be "binary" or "text", got ${String(format)}.`);
   }
-  if (
-    maxFrameSize !== undefined &&
-    (typeof maxFrameSize !== "number" ||
-      !Number.isInteger(maxFrameSize) ||
-      maxFrameSize < 1 ||
-      maxFrameSize > 2 ** 32)
-  ) {
-    throw new ArgumentError(`maxFrameSize must be an integer from 1 to 2^32, got ${String(maxFrameSize)}.`);
-  }
-  if (
-    maxShapeTable !== undefined &&
-    (typeof maxShapeTable !== "number" ||
-      !Number.isInteger(maxShapeTable) ||
-      maxShapeTable < 0 ||
-      maxShapeTable > 2 ** 32)
-  ) {
-    throw new ArgumentError(`maxShapeTable must be an integer from 0 to 2^32, got ${String(maxShapeTable)}.`);
-  }
+  integerOption("maxFrameSize", maxFrameSize, 1);
+  integerOption("maxShapeTable", maxShapeTable, 0);
   if (sharedShapes !== undefined && typeof sharedShapes !== "boolean") {
     throw new ArgumentError(`sharedShapes must be a boolean, got ${String(sharedShapes)}.`);
   }
@@ -481,4 +465,12 @@ export async function* encodeFrames(
     return;
   }
   for await (const value of values) yield writer.frame(value);
+}
+
+/** An optional integer option from `min` to 2^32, or an ArgumentError naming it. */
+function integerOption(name: string, value: unknown, min: number): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > 2 ** 32) {
+    throw new ArgumentError(`${name} must be an integer from ${min} to 2^32, got ${String(value)}.`);
+  }
 }

@@ -84,6 +84,21 @@ export function finish(runs: Run[]): void {
 }
 
 /**
+ * The index of the quote that closes the string opening at `open`, or -1: found with indexOf, a quote
+ * closes when an even number of backslashes precedes it.
+ */
+function closingQuote(text: string, open: number): number {
+  let j = text.indexOf('"', open + 1);
+  while (j > 0 && text.charCodeAt(j - 1) === 0x5c) {
+    let k = j - 2;
+    while (text.charCodeAt(k) === 0x5c) k--;
+    if (((j - 1 - k) & 1) === 0) break;
+    j = text.indexOf('"', j + 1);
+  }
+  return j;
+}
+
+/**
  * Where the containers opening at depth 1..SPINE_DEPTH start and end, in document order. Strings are
  * skipped with indexOf (a quote ends one when an even number of backslashes precedes it), so the loop
  * visits structure, numbers and literals only. Returns null when brackets do not balance.
@@ -97,13 +112,7 @@ function indexContainers(text: string): { starts: number[]; ends: number[] } | n
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      let j = text.indexOf('"', i + 1);
-      while (j > 0 && text.charCodeAt(j - 1) === 0x5c) {
-        let k = j - 2;
-        while (text.charCodeAt(k) === 0x5c) k--;
-        if (((j - 1 - k) & 1) === 0) break;
-        j = text.indexOf('"', j + 1);
-      }
+      const j = closingQuote(text, i);
       if (j < 0) return null;
       i = j;
     } else if (c === 0x5b || c === 0x7b) {
@@ -149,13 +158,7 @@ class SpineBuilder {
   scalarEnd(i: number): number {
     const text = this.text;
     if (text.charCodeAt(i) === 0x22) {
-      let j = text.indexOf('"', i + 1);
-      while (j > 0 && text.charCodeAt(j - 1) === 0x5c) {
-        let k = j - 2;
-        while (text.charCodeAt(k) === 0x5c) k--;
-        if (((j - 1 - k) & 1) === 0) break;
-        j = text.indexOf('"', j + 1);
-      }
+      const j = closingQuote(text, i);
       if (j < 0) throw new Unfit();
       return j + 1;
     }
