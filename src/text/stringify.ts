@@ -15,7 +15,7 @@
 
 import { DataCloneError, LimitError } from "../core/errors.ts";
 import { depthOption, type ErrorsOption, errorsOption } from "../core/options.ts";
-import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
+import { findPath, formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, TypeRegistry } from "../core/registry.ts";
 import { MAX_NESTING } from "./format.ts";
 import { isStackOverflow } from "./locate.ts";
@@ -165,36 +165,16 @@ export function stringify(value: unknown, options?: StringifyOptions): string {
 // Error paths: found after the fact by a breadth-first search, so the happy path keeps no key stack.
 
 export function pathTo(root: unknown, target: object): PathSegment[] | null {
-  if (root === target) return [];
-  if (typeof root !== "object" || root === null) return null;
-  const parents = new Map<object, { parent: object | null; segment: PathSegment | null }>();
-  parents.set(root, { parent: null, segment: null });
-  const queue: object[] = [root];
-  for (let q = 0; q < queue.length; q++) {
-    const current = queue[q]!;
-    let children: [PathSegment, unknown][];
-    try {
-      children = childrenOf(current);
-    } catch {
-      continue;
-    }
-    for (const [segment, child] of children) {
-      if (typeof child !== "object" || child === null || parents.has(child)) continue;
-      parents.set(child, { parent: current, segment });
-      if (child === target) {
-        const segments: PathSegment[] = [];
-        let at: object | null = child;
-        while (at !== null) {
-          const link: { parent: object | null; segment: PathSegment | null } = parents.get(at)!;
-          if (link.segment !== null) segments.push(link.segment);
-          at = link.parent;
-        }
-        return segments.reverse();
-      }
-      queue.push(child);
-    }
+  return findPath(root, target, readableChildren);
+}
+
+/** An object whose members cannot be read (a throwing getter, a revoked proxy) is passed over. */
+function readableChildren(value: object): [PathSegment, unknown][] | null {
+  try {
+    return childrenOf(value);
+  } catch {
+    return null;
   }
-  return null;
 }
 
 function childrenOf(value: object): [PathSegment, unknown][] {

@@ -18,7 +18,7 @@
  * refer to anything, leaves and fills follow the order the walk finished them, children first.
  */
 
-import { mapEntrySegment, type PathSegment, setMemberSegment } from "../../core/path.ts";
+import { findPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../../core/path.ts";
 import {
   dateTime,
   ERROR_NAMES,
@@ -155,37 +155,16 @@ class Uneval {
 
   /** The path from the root to a place of `target`, breadth first over what the walk reads (error path only). */
   locate(target: unknown): PathSegment[] | null {
-    const root = this.root;
-    if (root === target) return [];
-    if (typeof root !== "object" || root === null) return null;
-    const parents = new Map<object, { parent: object | null; segment: PathSegment | null }>();
-    parents.set(root, { parent: null, segment: null });
-    const queue: object[] = [root];
-    for (let q = 0; q < queue.length; q++) {
-      const current = queue[q]!;
-      const fragment = this.custom.get(current);
+    return findPath(this.root, target, (current) => {
       const members: [PathSegment | null, unknown][] = [];
+      const fragment = this.custom.get(current);
       if (fragment !== undefined) this.holesOf(fragment, members);
       else if (typeof current !== "function") {
         for (const [segment, child] of this.children(current, kindOf(current)))
           members.push([segment, child]);
       }
-      for (const [segment, child] of members) {
-        if (child === target) {
-          const segments: PathSegment[] = segment === null ? [] : [segment];
-          for (let at: object | null = current; at !== null; ) {
-            const link: { parent: object | null; segment: PathSegment | null } = parents.get(at)!;
-            if (link.segment !== null) segments.push(link.segment);
-            at = link.parent;
-          }
-          return segments.reverse();
-        }
-        if (typeof child !== "object" || child === null || parents.has(child)) continue;
-        parents.set(child, { parent: current, segment });
-        queue.push(child);
-      }
-    }
-    return null;
+      return members;
+    });
   }
 
   holesOf(fragment: Fragment, out: [PathSegment | null, unknown][]): void {
