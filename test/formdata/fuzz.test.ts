@@ -20,6 +20,7 @@ import {
   parseFormData,
   parseMultipart,
 } from "../../src/formdata/index.ts";
+import { fuzzIt } from "../helpers/fuzz.ts";
 import { platformFileType } from "../helpers/runtime.ts";
 import { concat, type Described, describeParts, iterableOf, splitAt } from "./helpers.ts";
 
@@ -224,7 +225,7 @@ async function outcome(run: () => Promise<Described[]>): Promise<unknown> {
 }
 
 describe("fuzz", () => {
-  it("any form round-trips through any chunking", async () => {
+  fuzzIt("any form round-trips through any chunking", RUNS, async (numRuns) => {
     await fc.assert(
       fc.asyncProperty(fc.array(entry, { maxLength: 6 }), fc.nat(), async (entries, seed) => {
         const encoded = encodeFormData(toForm(entries), { boundary: "B0undary" });
@@ -237,11 +238,11 @@ describe("fuzz", () => {
         );
         expect(await describePartsLatin1(iterableOf(split), encoded.contentType)).toEqual(want);
       }),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 
-  it("the outcome never depends on chunking, even for mutated bodies", async () => {
+  fuzzIt("the outcome never depends on chunking, even for mutated bodies", RUNS, async (numRuns) => {
     const mutation = fc.oneof(
       fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
       fc.record({
@@ -323,11 +324,11 @@ describe("fuzz", () => {
           expect(h2).toEqual(h1);
         },
       ),
-      { numRuns: RUNS },
+      { numRuns },
     );
   });
 
-  it("arbitrary bytes give entries or typed errors", async () => {
+  fuzzIt("arbitrary bytes give entries or typed errors", RUNS * 3, async (numRuns) => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(
@@ -359,7 +360,7 @@ describe("fuzz", () => {
           expect(result).toBeTypeOf("object");
         },
       ),
-      { numRuns: RUNS * 3 },
+      { numRuns },
     );
   });
 
