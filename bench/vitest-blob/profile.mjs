@@ -74,7 +74,9 @@ else if (lib === "flatted") ({ stringify, parse } = await import("flatted"));
 else if (lib === "devalue") ({ stringify, parse } = await import("devalue"));
 else throw new Error(`PROFILE_LIB: structura, flatted or devalue, not ${lib}`);
 
+// Flat, as a text read from a file is (stringify returns a rope; see fresh.mjs).
 const text = stringify(value);
+text.charCodeAt(0);
 // PROFILE_COLD=1: no warm-up call (the first call of a process, as fresh.mjs measures it; the profile
 // then also holds the compiles of the first call).
 const cold = process.env.PROFILE_COLD === "1";
