@@ -3,6 +3,7 @@
 //
 //   node bench/vitest-blob/profile.mjs stringify [runs]     (PROFILE_LIB=flatted|devalue for a peer)
 //   node bench/vitest-blob/profile.mjs parse [runs]
+//   PROFILE_COLD=1 node bench/vitest-blob/profile.mjs stringify 1   (the first call, no warm-up)
 //   node bench/vitest-blob/profile.mjs --summary <file.cpuprofile> [top]
 //
 // The first two forms read the blob with Vitest's own parse (generating it if needed), run the
@@ -73,8 +74,13 @@ else if (lib === "flatted") ({ stringify, parse } = await import("flatted"));
 else if (lib === "devalue") ({ stringify, parse } = await import("devalue"));
 else throw new Error(`PROFILE_LIB: structura, flatted or devalue, not ${lib}`);
 
+// Flat, as a text read from a file is (stringify returns a rope; see fresh.mjs).
 const text = stringify(value);
-let keep = op === "parse" ? parse(text) : text; // warm-up call
+text.charCodeAt(0);
+// PROFILE_COLD=1: no warm-up call (the first call of a process, as fresh.mjs measures it; the profile
+// then also holds the compiles of the first call).
+const cold = process.env.PROFILE_COLD === "1";
+let keep = cold ? text : op === "parse" ? parse(text) : text; // warm-up call
 
 const session = new Session();
 session.connect();
