@@ -154,6 +154,9 @@ function cloneRecord(value: object, state: CloneState, checked: boolean): object
   return clonePlainChecked(value, keys, state, checked);
 }
 
+/** Misses in a row after which the ring is searched no further than its last-used slot. */
+const RING_MISSES = 16;
+
 /**
  * The shape for these keys: first the few used last in this call (searched from the one used last, so
  * an array of one record shape hits at once, and one of a few interleaved shapes within a few compares),
@@ -162,15 +165,20 @@ function cloneRecord(value: object, state: CloneState, checked: boolean): object
 function recentShape(keys: string[], state: CloneState): Shape | null {
   const shapes = state.shapes;
   const at = state.shapeAt;
-  for (let k = 0; k < RECENT_SHAPES; k++) {
+  // Data rotating through more shapes than the ring holds misses it every time: after a run of misses
+  // only the slot used last is tried (a run of one shape still hits it, and a hit resumes the search).
+  const tries = state.shapeMisses < RING_MISSES ? RECENT_SHAPES : 1;
+  for (let k = 0; k < tries; k++) {
     const i = (at + k) & (RECENT_SHAPES - 1);
     const shape = shapes[i]!;
     if (shape === null) continue;
     if (sameKeys(shape.keys, keys)) {
       state.shapeAt = i;
+      state.shapeMisses = 0;
       return shape;
     }
   }
+  state.shapeMisses++;
   const shape = shapeFor(keys);
   if (shape !== null) {
     const i = state.shapeNext;

@@ -79,6 +79,8 @@ export class CloneState {
   readonly shapes: (Shape | null)[] = NO_SHAPES.slice();
   shapeAt = 0;
   shapeNext = 0;
+  /** Ring misses in a row (see recentShape in ./clone.ts). */
+  shapeMisses = 0;
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   constructor(readonly plan: TransferPlan | null) {}
 
