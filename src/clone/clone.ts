@@ -242,7 +242,8 @@ export function clonePlain(
   try {
     for (; i < n; i++) {
       const key = keys[i]!;
-      if ((checked || key in ObjectProto) && !hasOwn.call(source, key)) continue;
+      // The first key is still owned: nothing has run since the keys were listed.
+      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) continue;
       const item = source[key];
       if (item === undefined && !hasOwn.call(source, key)) continue;
       const copy =
