@@ -55,11 +55,18 @@ function handCopy(a) {
 const OBJECTS_CASE = /^\[\d+ objects\]$/;
 
 /**
- * The floor of an exact clone written in JavaScript, for JSON-like data: rfdc's copy (for...in, no
- * checks) plus what the structured clone algorithm needs per object and rfdc skips: an identity map
- * (shared references and cycles; a Map set and get per object), the exact own-key list (Object.keys)
- * and the prototype read. Not a clone to use (it drops what JSON cannot hold); printed beside the
- * others so a case where structura stays below rfdc shows how much of the gap that work is.
+ * The Proxy check an exact clone must make before it reads anything from an object (a Proxy's traps are
+ * user code the algorithm never runs): `util.types.isProxy` where the runtime has it, as structura uses.
+ */
+const isProxy = (await import("node:util")).types?.isProxy ?? (() => false);
+
+/**
+ * The floor of an exact clone written in JavaScript, for JSON-like data (and plain cyclic graphs): rfdc's
+ * copy (for...in, no checks) plus what the structured clone algorithm needs per object and rfdc skips:
+ * an identity map (shared references and cycles; a Map set and get per object), the Proxy check, the
+ * exact own-key list (Object.keys) and the prototype read. Not a clone to use (it drops what JSON
+ * cannot hold, and neither checks keys against the prototype nor refuses functions); printed beside
+ * the others so a case where structura stays below rfdc shows how much of the gap that work is.
  */
 function exactFloor(root) {
   const memo = new Map();
@@ -67,6 +74,7 @@ function exactFloor(root) {
   const walk = (o) => {
     const hit = memo.get(o);
     if (hit !== undefined) return hit;
+    if (isProxy(o)) throw new TypeError("a Proxy");
     if (Array.isArray(o)) {
       const n = o.length;
       const a = new Array(n);
@@ -93,7 +101,7 @@ function exactFloor(root) {
 
 /**
  * The per-object work of an exact clone alone, without copying anything: the same walk as exactFloor
- * (identity map set and get, Object.keys, the prototype read), reading every value but building no
+ * (identity map set and get, Proxy check, Object.keys, the prototype read), reading every value but building no
  * result. Printed beside exactFloor: structura's time minus this is what its copying costs, to set
  * against rfdc's whole time (which has no such work). Not a clone: it returns WORK_DONE, which the
  * result check lets through.
@@ -105,6 +113,7 @@ function exactWork(root) {
   const walk = (o) => {
     if (memo.get(o) !== undefined) return;
     memo.set(o, o);
+    if (isProxy(o)) throw new TypeError("a Proxy");
     getProto(o);
     const keys = Object.keys(o);
     for (let i = 0; i < keys.length; i++) {
@@ -179,7 +188,7 @@ function implementations(c) {
     { name: "lodash.clonedeep", label: "lodash", fn: () => cloneDeep(v) },
   ];
   if (OBJECTS_CASE.test(c.name)) impls.push({ name: "hand loop", label: "hand", fn: () => handCopy(v) });
-  if (c.json && typeof v === "object") {
+  if ((c.json || c.cyclic) && typeof v === "object") {
     impls.push({ name: "floor: rfdc + identity map + keys", label: "floor", fn: () => exactFloor(v) });
     impls.push({
       name: "exact work alone (map + keys, no copy)",

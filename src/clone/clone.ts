@@ -33,7 +33,7 @@ import {
   unbox,
 } from "../core/types.ts";
 import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
-import { anchorCloneState, annotate, CloneState, Refusal, refuse } from "./state.ts";
+import { anchorCloneState, annotate, CloneState, RECENT_SHAPES, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
 
@@ -126,10 +126,10 @@ export function cloneObject(value: object, state: CloneState): object {
   // Plain records are the bulk of real data. The prototype is read with getPrototypeOf, never through
   // `constructor`, which an own getter could shadow; the shape then confirms the exact own keys.
   const proto = getPrototypeOf(value);
-  if (proto === ObjectProto && value !== globalThis) return cloneRecord(value, state);
+  if (proto === ObjectProto && value !== globalThis) return cloneRecord(value, state, false);
   if (proto === ArrayProto && isArray(value)) {
     // Straight to the array walk: fewer frames per level of nesting, so deep arrays go as deep as native.
-    return cloneArray(value as unknown[], state);
+    return cloneArray(value as unknown[], state, false);
   }
   return cloneByKind(value, classifyUnproxied(value), state);
 }
@@ -137,18 +137,56 @@ export function cloneObject(value: object, state: CloneState): object {
 /**
  * An ordinary object (plain, class instance or null-prototype: all clone to a plain object) through the
  * per-shape copier for its exact own keys.
+ *
+ * `checked`: whether each key is checked with HasOwnProperty before its [[Get]], as the spec does. A
+ * getter may delete a later key, and a [[Get]] of it would then reach the prototype chain: run an
+ * inherited getter (or a Proxy's trap), or find a method to refuse, where the spec skips the key. For
+ * an object whose prototype is Object.prototype the walk asks Object.prototype instead (`key in
+ * ObjectProto`, which V8 folds to a constant in a compiled copier while Object.prototype is unchanged)
+ * and checks only the keys it has; any other prototype chain is unknown, so every key is checked.
+ * (A getter that also swaps the object's prototype for another is not followed: the walk keeps the
+ * choice it made when it met the object.)
  */
-function cloneRecord(value: object, state: CloneState): object {
+function cloneRecord(value: object, state: CloneState, checked: boolean): object {
   const keys = keysOf(value);
-  // The shape used last first (arrays of records hit it every time), then the process-wide cache by
-  // first key (see ./shapes.ts), which stays useful with many shapes interleaved.
-  let shape = state.shape;
-  if (shape === null || !sameKeys(shape.keys, keys)) {
-    shape = shapeFor(keys);
-    state.shape = shape;
+  const shape = recentShape(keys, state);
+  if (shape !== null) return copyWithShape(shape, value, state, checked);
+  return clonePlainChecked(value, keys, state, checked);
+}
+
+/** Misses in a row after which the ring is searched no further than its last-used slot. */
+const RING_MISSES = 16;
+
+/**
+ * The shape for these keys: first the few used last in this call (searched from the one used last, so
+ * an array of one record shape hits at once, and one of a few interleaved shapes within a few compares),
+ * then the process-wide cache by first key (see ./shapes.ts), which stays useful with many shapes.
+ */
+function recentShape(keys: string[], state: CloneState): Shape | null {
+  const shapes = state.shapes;
+  const at = state.shapeAt;
+  // Data rotating through more shapes than the ring holds misses it every time: after a run of misses
+  // only the slot used last is tried (a run of one shape still hits it, and a hit resumes the search).
+  const tries = state.shapeMisses < RING_MISSES ? RECENT_SHAPES : 1;
+  for (let k = 0; k < tries; k++) {
+    const i = (at + k) & (RECENT_SHAPES - 1);
+    const shape = shapes[i]!;
+    if (shape === null) continue;
+    if (sameKeys(shape.keys, keys)) {
+      state.shapeAt = i;
+      state.shapeMisses = 0;
+      return shape;
+    }
   }
-  if (shape !== null) return copyWithShape(shape, value, state);
-  return clonePlainChecked(value, keys, state);
+  state.shapeMisses++;
+  const shape = shapeFor(keys);
+  if (shape !== null) {
+    const i = state.shapeNext;
+    shapes[i] = shape;
+    state.shapeAt = i;
+    state.shapeNext = (i + 1) & (RECENT_SHAPES - 1);
+  }
+  return shape;
 }
 
 /**
@@ -156,15 +194,15 @@ function cloneRecord(value: object, state: CloneState): object {
  * one (the first few uses, counted here) or for good (code generation off or refused, or the compile
  * budget spent: the count then stays past COMPILE_AFTER and compiling is never tried again).
  */
-function copyWithShape(shape: Shape, source: object, state: CloneState): object {
+function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
-  if (copy !== null) return copy(source, state);
+  if (copy !== null) return copy(source, state, checked);
   if (shape.uses <= COMPILE_AFTER && ++shape.uses > COMPILE_AFTER) {
     shape.copy = compileCopier(shape.keys, cloneObject);
   }
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.
-  return clonePlain(source, shape.keys, state);
+  return clonePlain(source, shape.keys, state, checked);
 }
 
 /**
@@ -174,17 +212,28 @@ function copyWithShape(shape: Shape, source: object, state: CloneState): object 
  * full classification. (Such a built-in that also has own enumerable named properties is copied as a
  * record: the price of not classifying every plain object.)
  */
-function clonePlainChecked(value: object, keys: readonly string[], state: CloneState): object {
+function clonePlainChecked(
+  value: object,
+  keys: readonly string[],
+  state: CloneState,
+  checked: boolean,
+): object {
   const kind = classifyUnproxied(value);
   if (kind !== Kind.Object) return cloneByKind(value, kind, state);
-  return clonePlain(value, keys, state);
+  return clonePlain(value, keys, state, checked);
 }
 
 /**
  * An ordinary object: own enumerable string keys in order, each re-checked with HasOwnProperty before
- * its [[Get]] (a getter may delete a later key, which the spec then skips).
+ * its [[Get]] (a getter may delete a later key, which the spec then skips): every key when `checked`,
+ * else those Object.prototype has (see cloneRecord); a deleted key found nowhere reads as undefined.
  */
-export function clonePlain(value: object, keys: readonly string[], state: CloneState): object {
+export function clonePlain(
+  value: object,
+  keys: readonly string[],
+  state: CloneState,
+  checked: boolean,
+): object {
   const out: Record<string, unknown> = {};
   state.remember(value, out);
   const source = value as Record<string, unknown>;
@@ -193,12 +242,15 @@ export function clonePlain(value: object, keys: readonly string[], state: CloneS
   try {
     for (; i < n; i++) {
       const key = keys[i]!;
+      // The first key is still owned: nothing has run since the keys were listed.
+      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) continue;
       const item = source[key];
       if (item === undefined && !hasOwn.call(source, key)) continue;
       const copy =
         typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
       // The clone gets own data properties (CreateDataProperty): assigning a key that Object.prototype
-      // has would run an inherited setter, or for "__proto__" set the prototype.
+      // has would run an inherited setter, or for "__proto__" set the prototype. (Asked again: the read
+      // or the child's clone may have run a getter that changed Object.prototype.)
       if (key in ObjectProto) defineData(out, key, copy);
       else out[key] = copy;
     }
@@ -217,8 +269,15 @@ export function defineData(target: object, key: string, value: unknown): void {
  * ascending, then named properties), so a getter that grows the array does not grow the clone. A dense
  * array walks its indices directly; a sparse one (holes, or `length` far past its elements) walks the
  * snapshot, so `a[2 ** 32 - 2] = 1` costs one element, not four billion.
+ *
+ * As for records (see cloneRecord), a key a getter deleted is skipped, never read through the
+ * prototype chain (Node's and Bun's own clones read it there, running an index getter on
+ * Array.prototype; the spec checks HasOwnProperty first). `checked`: the array's prototype is not
+ * Array.prototype, so every key is checked; otherwise only keys the chain of a fresh array has, which
+ * `i in out` asks before `out[i]` exists (free while no prototype has indices: V8's no-elements
+ * protector).
  */
-function cloneArray(source: unknown[], state: CloneState): unknown[] {
+function cloneArray(source: unknown[], state: CloneState, checked: boolean): unknown[] {
   const n = source.length;
   if (primitiveArrayClone !== null && n > 8 && plainPrimitive(source, n)) {
     const out = primitiveArrayClone(source) as unknown[];
@@ -232,6 +291,7 @@ function cloneArray(source: unknown[], state: CloneState): unknown[] {
     let i = 0;
     try {
       for (; i < n; i++) {
+        if ((checked || i in out) && !hasOwn.call(source, i)) continue;
         const item = source[i];
         if (item === undefined && !hasOwn.call(source, i)) continue;
         const copy =
@@ -245,7 +305,7 @@ function cloneArray(source: unknown[], state: CloneState): unknown[] {
     }
     return out;
   }
-  copyArrayKeys(source, out, keys, n, state);
+  copyArrayKeys(source, out, keys, n, state, checked);
   return out;
 }
 
@@ -255,11 +315,14 @@ function copyArrayKeys(
   keys: string[],
   n: number,
   state: CloneState,
+  checked: boolean,
 ): void {
   const src = source as unknown as Record<string, unknown>;
   const dst = out as unknown as Record<string, unknown>;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k]!;
+    // `key in dst` before the key is copied: whether the chain of a fresh array has it.
+    if ((checked || key in dst) && !hasOwn.call(src, key)) continue;
     const item = src[key];
     if (item === undefined && !hasOwn.call(src, key)) continue;
     try {
@@ -333,9 +396,9 @@ function arrayIndex(key: string, length: number): number {
 function cloneByKind(value: object, kind: Kind, state: CloneState): object {
   switch (kind) {
     case Kind.Object:
-      return cloneRecord(value, state);
+      return cloneRecord(value, state, getPrototypeOf(value) !== ObjectProto);
     case Kind.Array:
-      return cloneArray(value as unknown[], state);
+      return cloneArray(value as unknown[], state, getPrototypeOf(value) !== ArrayProto);
     case Kind.Date: {
       const out = new DateCtor(dateTime(value));
       state.remember(value, out);
@@ -548,7 +611,7 @@ function cloneHost(value: object, state: CloneState): object {
   }
   if (transfer !== undefined) plan!.hostDone.push(value);
   if (getPrototypeOf(out) === ObjectProto && transfer === undefined) {
-    return clonePlain(value, keysOf(value), state);
+    return clonePlain(value, keysOf(value), state, true);
   }
   state.remember(value, out);
   return out;

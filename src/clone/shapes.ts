@@ -99,6 +99,7 @@ export function shapeFor(keys: string[]): Shape | null {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const ObjectProto = Object.prototype;
 
 type CopierFactory = (
   cloneObject: (value: object, state: CloneState) => object,
@@ -106,26 +107,33 @@ type CopierFactory = (
   annotate: (error: unknown, key: string) => unknown,
   hasOwn: (this: object, key: string) => boolean,
   keys: readonly string[],
+  objectProto: object,
 ) => Copier;
 
 /**
  * Builds, for keys `a`, `b`:
  *
- *   function copy(s, st) {
+ *   function copy(s, st, c) {
  *     var o = { "a": undefined, "b": undefined }, x, k = 0;
  *     st.remember(s, o);            // before the children, so cycles back to `s` find `o`
  *     try {
- *       x = s["a"];
- *       if (typeof x === "object") { if (x !== null) x = cloneObject(x, st); o["a"] = x; }
- *       else if (typeof x === "function" || typeof x === "symbol") throw refuse(x);
- *       else if (x === undefined && !hasOwn.call(s, "a")) delete o["a"];   // a getter deleted it
- *       else o["a"] = x;
+ *       // A getter deleted it: skipped, never read through the prototype chain (see cloneRecord).
+ *       if ((c || "a" in P) && !hasOwn.call(s, "a")) delete o["a"];
+ *       else {
+ *         x = s["a"];
+ *         if (typeof x === "object") { if (x !== null) x = cloneObject(x, st); o["a"] = x; }
+ *         else if (typeof x === "function" || typeof x === "symbol") throw refuse(x);
+ *         else if (x === undefined && !hasOwn.call(s, "a")) delete o["a"];   // a getter deleted it
+ *         else o["a"] = x;
+ *       }
  *       k = 1; ...
  *     } catch (e) { throw annotate(e, keys[k]); }
  *     return o;
  *   }
  *
  * `cloneObject` is passed in by the walk rather than imported, so this module does not depend on it.
+ * `P` is Object.prototype: `"a" in P` is a constant in optimized code while Object.prototype keeps its
+ * hidden class (V8 deoptimizes the copier when it changes), so the check costs nothing per key.
  */
 export function compileCopier(
   keys: readonly string[],
@@ -137,20 +145,28 @@ export function compileCopier(
   // compiles copiers for at most MAX_COMPILED_KEYS keys in all; later shapes keep the generic loop.
   if (compiledKeys + keys.length > MAX_COMPILED_KEYS) return null;
   const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
-  let body = `return function copy(s,st){var o={${literal}},x,k=0;st.remember(s,o);try{`;
+  let body = `return function copy(s,st,c){var o={${literal}},x,k=0;st.remember(s,o);try{`;
   for (let i = 0; i < keys.length; i++) {
     const key = JSON.stringify(keys[i]);
     if (i > 0) body += `k=${i};`;
     body +=
+      `if((c||${key} in P)&&!hasOwn.call(s,${key}))delete o[${key}];else{` +
       `x=s[${key}];` +
       `if(typeof x==="object"){if(x!==null)x=cloneObject(x,st);o[${key}]=x;}` +
       `else if(typeof x==="function"||typeof x==="symbol")throw refuse(x);` +
       `else if(x===undefined&&!hasOwn.call(s,${key}))delete o[${key}];` +
-      `else o[${key}]=x;`;
+      `else o[${key}]=x;}`;
   }
   body += "}catch(e){throw annotate(e,keys[k]);}return o;}";
-  const factory = compile<CopierFactory>(["cloneObject", "refuse", "annotate", "hasOwn", "keys"], body);
+  const factory = compile<CopierFactory>(["cloneObject", "refuse", "annotate", "hasOwn", "keys", "P"], body);
   if (factory === null) return null;
   compiledKeys += keys.length;
-  return factory(cloneObject, refuse, annotate as (error: unknown, key: string) => unknown, hasOwn, keys);
+  return factory(
+    cloneObject,
+    refuse,
+    annotate as (error: unknown, key: string) => unknown,
+    hasOwn,
+    keys,
+    ObjectProto,
+  );
 }

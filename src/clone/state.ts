@@ -11,7 +11,7 @@ import type { PathSegment } from "../core/path.ts";
 import type { TransferPlan } from "./transfer.ts";
 
 /** A compiled copier for one shape of plain record (see ./shapes.ts). */
-export type Copier = (source: object, state: CloneState) => object;
+export type Copier = (source: object, state: CloneState, checked: boolean) => object;
 
 /** An exact list of own enumerable keys, and its copier once the shape has repeated (see ./shapes.ts). */
 export interface Shape {
@@ -32,45 +32,65 @@ export class Refusal {
   constructor(readonly message: string) {}
 }
 
-/** Objects remembered by linear search before the memory map becomes a Map. */
-const SMALL_MEMO = 8;
-const EMPTY_SLOTS: undefined[] = [
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-  undefined,
-];
+/**
+ * Objects remembered by linear search before the memory map becomes a Map. A search of n entries is a
+ * tight loop of pointer compares (about a nanosecond each), a Map costs a hash and a probe for each
+ * get and set (tens of nanoseconds an object once identity hashes exist): up to a few dozen objects the
+ * quadratic search is the cheaper of the two in all (32 objects: about 500 compares, against 64 Map
+ * operations), and most values cloned are that small (Bun's nested-array case has nine objects).
+ */
+const SMALL_MEMO = 32;
+
+/** Slots of the short memory map, pre-filled (slice defines them): see CloneState. */
+type Slots = (object | undefined)[];
+/** The first slots (8 objects); a call that remembers more grows them once, to SMALL_MEMO objects. */
+// Array.from defines each slot (CreateDataProperty): no setter on Array.prototype runs, even at load.
+const FIRST_SLOTS: Slots = /* @__PURE__ */ Array.from({ length: 16 });
+const ALL_SLOTS: Slots = /* @__PURE__ */ Array.from({ length: SMALL_MEMO * 2 });
+
+/**
+ * Shapes remembered per call for the record walk (see `recentShape` in ./clone.ts): real data
+ * interleaves a few record shapes, so a short ring, searched from the one used last, hits where the
+ * last shape alone would miss on every object (and costs a length or first-key compare per entry when
+ * it misses). A power of two: the search wraps with a mask.
+ */
+export const RECENT_SHAPES = 8;
+const NO_SHAPES: (Shape | null)[] = [null, null, null, null, null, null, null, null];
 
 /**
  * Per-call state; one object so the recursive functions take two arguments and stay monomorphic.
  *
- * The memory map (source object -> its clone) starts as two short arrays searched linearly: most values
+ * The memory map (source object -> its clone) starts as one short list searched linearly: most values
  * cloned are small, and for them a Map's allocation and hashing cost more than the whole copy. Past
  * SMALL_MEMO objects it moves into a Map.
  */
 export class CloneState {
-  // Pre-filled slots (slice defines them), written by index: `push`, or a store into a hole, is a
-  // [[Set]] that would run an accessor someone put on Array.prototype, and then read back through it.
-  // (Array.from({ length }) would also define them, at 25 times the cost.)
-  #srcs: (object | undefined)[] = EMPTY_SLOTS.slice();
-  #dsts: (object | undefined)[] = EMPTY_SLOTS.slice();
+  // Sources at even slots, clones at odd ones, in pre-filled arrays written by index: `push`, or a
+  // store into a hole, is a [[Set]] that would run an accessor someone put on Array.prototype, and then
+  // read back through it. (Array.from({ length }) would also define them, at 25 times the cost.) Made
+  // on the first object remembered and grown once, so a small clone allocates little.
+  #slots: Slots | null = null;
   #count = 0;
   #map: Map<object, object> | null = null;
-  /** The shape used last, checked first: arrays of records hit it every time. */
-  shape: Shape | null = null;
-  otherShape: Shape | null = null;
+  /**
+   * The shapes used last (see RECENT_SHAPES): `shapeAt` is the slot used last, `shapeNext` the slot the
+   * next new shape replaces. Pre-filled (slice defines every slot), so stores never reach a setter.
+   */
+  readonly shapes: (Shape | null)[] = NO_SHAPES.slice();
+  shapeAt = 0;
+  shapeNext = 0;
+  /** Ring misses in a row (see recentShape in ./clone.ts). */
+  shapeMisses = 0;
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   constructor(readonly plan: TransferPlan | null) {}
 
   seen(value: object): object | undefined {
     const map = this.#map;
     if (map !== null) return map.get(value);
-    const srcs = this.#srcs;
-    for (let i = 0; i < this.#count; i++) if (srcs[i] === value) return this.#dsts[i];
+    const slots = this.#slots;
+    if (slots === null) return undefined;
+    const end = this.#count << 1;
+    for (let i = 0; i < end; i += 2) if (slots[i] === value) return slots[i + 1];
     return undefined;
   }
 
@@ -81,16 +101,27 @@ export class CloneState {
       return;
     }
     const count = this.#count;
+    let slots = this.#slots;
+    if (slots === null) {
+      slots = FIRST_SLOTS.slice();
+      this.#slots = slots;
+    } else if (count === 8 && count < SMALL_MEMO) {
+      const grown = ALL_SLOTS.slice();
+      for (let i = 0; i < 16; i++) grown[i] = slots[i];
+      slots = grown;
+      this.#slots = slots;
+    }
     if (count < SMALL_MEMO) {
-      this.#srcs[count] = value;
-      this.#dsts[count] = copy;
+      slots[count << 1] = value;
+      slots[(count << 1) + 1] = copy;
       this.#count = count + 1;
       return;
     }
     const grown = new Map<object, object>();
-    for (let i = 0; i < count; i++) grown.set(this.#srcs[i]!, this.#dsts[i]!);
+    for (let i = 0; i < count << 1; i += 2) grown.set(slots[i]!, slots[i + 1]!);
     grown.set(value, copy);
     this.#map = grown;
+    this.#slots = null;
   }
 }
 

@@ -262,3 +262,132 @@ describe("strings: an array whose scan reaches a string takes the key walk", () 
     expect(copy.extra).toBe(7);
   });
 });
+
+describe("a key a getter deleted is skipped, never read through the prototype chain", () => {
+  // StructuredSerializeInternal checks HasOwnProperty for each key of its snapshot when it reaches it,
+  // and reads ([[Get]]) only a key still owned. A [[Get]] of a deleted key would reach the prototype:
+  // run an index getter on Array.prototype (or a named one on Object.prototype), or find a method.
+  type Proto = Record<PropertyKey, unknown>;
+  /**
+   * Runs `make` then `impl` with a getter for `key` on `proto` (counting its reads), and returns the
+   * clone and the count once the getter is gone: expect's own machinery must not meet it.
+   */
+  function withInherited<T>(proto: object, key: PropertyKey, run: () => T): { result: T; reads: number } {
+    let reads = 0;
+    Object.defineProperty(proto, key, {
+      get() {
+        reads++;
+        return "inherited";
+      },
+      configurable: true,
+    });
+    let result: T;
+    try {
+      result = run();
+    } finally {
+      delete (proto as Proto)[key];
+    }
+    return { result, reads };
+  }
+  for (const n of [3, 9, 20, 1000]) {
+    conform(`an index getter deletes a later element of ${n} primitives that Array.prototype has`, (impl) => {
+      const value = numbers(n);
+      accessor(value, 0, () => {
+        delete value[n - 1];
+        return "g";
+      });
+      const { result, reads } = withInherited(Array.prototype, n - 1, () => impl(value) as unknown[]);
+      expect(reads).toBe(0);
+      expect(Object.hasOwn(result, n - 1)).toBe(false);
+      expect(result.length).toBe(n);
+    });
+  }
+  conform("the same in an array of objects with a hole (the key walk)", (impl) => {
+    const value: unknown[] = Array.from({ length: 12 }, (_, i) => ({ i }));
+    delete value[4];
+    accessor(value, 1, () => {
+      delete value[9];
+      return "g";
+    });
+    const { result, reads } = withInherited(Array.prototype, 9, () => Object.keys(impl(value) as object));
+    expect(reads).toBe(0);
+    expect(result).toEqual(["0", "1", "2", "3", "5", "6", "7", "8", "10", "11"]);
+  });
+  conform("a getter deletes a later key that Object.prototype has a getter for", (impl) => {
+    const value: Record<string, unknown> = {
+      get a() {
+        delete value.b;
+        return 1;
+      },
+      b: 2,
+      c: 3,
+    };
+    const { result, reads } = withInherited(Object.prototype, "b", () => Object.keys(impl(value) as object));
+    expect(reads).toBe(0);
+    expect(result).toEqual(["a", "c"]);
+  });
+  conform("a getter deletes a later key named like a method of Object.prototype", (impl) => {
+    const value: Record<string, unknown> = {
+      get a() {
+        delete (value as { toString?: unknown }).toString;
+        return 1;
+      },
+      toString: 2,
+      c: 3,
+    };
+    const copy = impl(value) as Record<string, unknown>;
+    expect(Object.keys(copy)).toEqual(["a", "c"]);
+  });
+  conform("the same in the tenth record of one shape (a compiled copier where there is one)", (impl) => {
+    const value: Record<string, unknown>[] = Array.from({ length: 9 }, (_, i) => ({ x: i, y: i, z: i }));
+    const last: Record<string, unknown> = {
+      get x() {
+        delete last.y;
+        return 1;
+      },
+      y: 2,
+      z: 3,
+    };
+    value.push(last);
+    const { result, reads } = withInherited(Object.prototype, "y", () => {
+      const keys: string[][] = [];
+      for (let pass = 0; pass < 3; pass++) {
+        const copy = impl(value) as Record<string, unknown>[];
+        keys.push(Object.keys(copy[9]!), Object.keys(copy[8]!));
+        Object.defineProperty(last, "y", { value: 2, enumerable: true, configurable: true, writable: true });
+      }
+      return keys;
+    });
+    expect(reads).toBe(0);
+    expect(result).toEqual([
+      ["x", "z"],
+      ["x", "y", "z"],
+      ["x", "z"],
+      ["x", "y", "z"],
+      ["x", "z"],
+      ["x", "y", "z"],
+    ]);
+  });
+  conform("a getter deletes a later key of a class instance whose prototype has a getter for it", (impl) => {
+    let reads = 0;
+    class Base {
+      get b(): unknown {
+        reads++;
+        return "inherited";
+      }
+    }
+    const value = new Base() as object;
+    Object.defineProperty(value, "a", {
+      get() {
+        delete (value as { b?: unknown }).b;
+        return 1;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    Object.defineProperty(value, "b", { value: 2, enumerable: true, configurable: true, writable: true });
+    const copy = impl(value) as Record<string, unknown>;
+    expect(reads).toBe(0);
+    expect(Object.keys(copy)).toEqual(["a"]);
+  });
+});
