@@ -38,7 +38,7 @@ const Shared: SharedArrayBufferConstructor | null =
  * another thread may change shared bytes between the parser's check and its use of them. One
  * `instanceof` per chunk on the normal path.
  */
-function isShared(bytes: Uint8Array): boolean {
+export function isShared(bytes: Uint8Array): boolean {
   return Shared !== null && bytes.buffer instanceof Shared;
 }
 
