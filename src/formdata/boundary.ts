@@ -35,14 +35,17 @@ export function generateBoundary(): string {
   return generateBoundaryInto(null, 0);
 }
 
-/** The boundary's bytes: PREFIX, then two hex digits per random byte. */
-const PREFIX_BYTES = Uint8Array.from(PREFIX, (c) => c.charCodeAt(0));
+/** Length of every generated boundary. */
+export const GENERATED_LENGTH = PREFIX.length + 32;
+
+/** "--", then the boundary's bytes: PREFIX, then two hex digits per random byte. */
+const DASH_PREFIX_BYTES = Uint8Array.from(`--${PREFIX}`, (c) => c.charCodeAt(0));
 const HEX_BYTES = Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0));
 
 /**
- * generateBoundary, also writing the boundary's bytes to `target` at `at` (when given): the encoder
- * needs both, and copying them from the array the string is made of costs a fraction of reading
- * them back from the string.
+ * generateBoundary, also writing "--" and the boundary's bytes to `target` at `at` (when given): the
+ * encoder needs both, and copying them from the array the string is made of costs a fraction of
+ * reading them back from the string.
  */
 export function generateBoundaryInto(target: Uint8Array | null, at: number): string {
   if (poolPos === POOL_BYTES) {
@@ -59,8 +62,8 @@ export function generateBoundaryInto(target: Uint8Array | null, at: number): str
   }
   const out = String.fromCharCode.apply(null, codes);
   if (target !== null) {
-    target.set(PREFIX_BYTES, at);
-    for (let i = n; i < codes.length; i++) target[at + i] = codes[i]!;
+    target.set(DASH_PREFIX_BYTES, at);
+    for (let i = n; i < codes.length; i++) target[at + 2 + i] = codes[i]!;
   }
   // Wipe what was handed out so that the pool never holds a boundary that is in use.
   pool.fill(0, poolPos, poolPos + 16);

@@ -25,7 +25,7 @@
 
 import { ArgumentError } from "../core/errors.ts";
 import { createBody, type MultipartBody } from "./body.ts";
-import { contentTypeFor, generateBoundaryInto, validateBoundary } from "./boundary.ts";
+import { contentTypeFor, GENERATED_LENGTH, generateBoundaryInto, validateBoundary } from "./boundary.ts";
 import { encodeUtf8, encodeUtf8Into } from "./utf8.ts";
 
 export interface EncodeOptions {
@@ -115,17 +115,20 @@ const CLOSE_END = ascii("--\r\n");
 
 /**
  * "--" boundary as bytes, for the encode in progress (synchronous, so one scratch serves every
- * call): written by generateBoundaryInto, or here from a caller's boundary (ASCII, validated as
- * RFC 2046 bchars, at most 70).
+ * call): written by generateBoundaryInto into an array of exactly its length, or here from a
+ * caller's boundary (ASCII, validated as RFC 2046 bchars, at most 70) into a view of the right
+ * length. An exact length lets writeBytes hand the array to `set` as it is: a `subarray` per
+ * delimiter line cost ~30 ns each, a twentieth of a small form's encode.
  */
-const dashBoundary = new Uint8Array(2 + 70);
-dashBoundary[0] = 0x2d;
-dashBoundary[1] = 0x2d;
+const generatedDash: Uint8Array = new Uint8Array(2 + GENERATED_LENGTH);
+const customDash = new Uint8Array(2 + 70);
 
-function setDashBoundary(boundary: string): number {
+function setDashBoundary(boundary: string): Uint8Array {
   const n = boundary.length;
-  for (let i = 0; i < n; i++) dashBoundary[i + 2] = boundary.charCodeAt(i);
-  return n + 2;
+  customDash[0] = 0x2d;
+  customDash[1] = 0x2d;
+  for (let i = 0; i < n; i++) customDash[i + 2] = boundary.charCodeAt(i);
+  return customDash.subarray(0, n + 2);
 }
 
 /** ASCII-only strings: a Blob's type (the Blob constructor keeps only 0x20-0x7E). */
@@ -290,21 +293,20 @@ export function encodeFormData(form: FormDataInput, options?: EncodeOptions): En
   }
   let boundary: string;
   let generated = true;
-  let dashLength: number;
+  let dash = generatedDash;
   if (options === undefined) {
-    boundary = generateBoundaryInto(dashBoundary, 2);
-    dashLength = 2 + boundary.length;
+    boundary = generateBoundaryInto(generatedDash, 0);
   } else {
     if (options === null || typeof options !== "object") throw new ArgumentError("options must be an object");
     generated = options.boundary === undefined;
     if (generated) {
-      boundary = generateBoundaryInto(dashBoundary, 2);
-      dashLength = 2 + boundary.length;
+      boundary = generateBoundaryInto(generatedDash, 0);
     } else {
       boundary = validateBoundary(options.boundary);
-      dashLength = setDashBoundary(boundary);
+      dash = setDashBoundary(boundary);
     }
   }
+  const dashLength = dash.length;
   // A native FormData cannot run user code while it is iterated, so it is written directly;
   // anything else is copied and checked first.
   const entries: Iterable<readonly [string, string | Blob]> =
@@ -318,7 +320,7 @@ export function encodeFormData(form: FormDataInput, options?: EncodeOptions): En
   segStart = pos;
 
   for (const [name, value] of entries) {
-    writeBytes(dashBoundary, dashLength);
+    writeBytes(dash, dashLength);
     writeBytes(PART_HEAD, PART_HEAD.length);
     writeName(name);
     if (typeof value === "string") {
@@ -358,7 +360,7 @@ export function encodeFormData(form: FormDataInput, options?: EncodeOptions): En
       writeBytes(CRLF, CRLF.length);
     }
   }
-  writeBytes(dashBoundary, dashLength);
+  writeBytes(dash, dashLength);
   writeBytes(CLOSE_END, CLOSE_END.length);
   const last = takeSegment();
   segments.push(last);

@@ -796,3 +796,51 @@ describe("the delimiter search on large chunks", () => {
     ).rejects.toMatchObject({ code: "ERR_LIMIT" });
   });
 });
+
+describe("parseFormData over a whole Uint8Array (parsed without the chunk source)", () => {
+  // A non-shared Uint8Array takes a path of its own (form.ts): one push, then the end. It must give
+  // what the same bytes give through the chunk source (as an ArrayBuffer, or split in chunks).
+  const good = bytes(
+    crlf(
+      B,
+      cd('name="a"'),
+      "",
+      "1",
+      B,
+      cd('name="f"; filename="x.txt"'),
+      "Content-Type: text/plain",
+      "",
+      "xyz",
+      END,
+      "",
+    ),
+  );
+  const outcome = async (body: Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array>, options?: object) => {
+    try {
+      return { form: await describeForm(await parseFormData(body, CT, options)) };
+    } catch (error) {
+      const e = error as { name: string; code?: string; offset?: number; limit?: string };
+      return { error: [e.name, e.code, e.offset, e.limit] };
+    }
+  };
+  const cases: Array<[string, Uint8Array, object | undefined]> = [
+    ["a valid body", good, undefined],
+    ["a body cut inside a part", good.subarray(0, good.length - 20), undefined],
+    ["a body cut inside the first delimiter", good.subarray(0, 5), undefined],
+    ["an empty body", new Uint8Array(0), undefined],
+    ["a body over maxTotalSize", good, { maxTotalSize: good.length - 3 }],
+    ["an epilogue over maxEpilogueSize", concat(good, bytes("x".repeat(50))), { maxEpilogueSize: 10 }],
+    ["a file over maxFileSize", good, { maxFileSize: 2 }],
+  ];
+  for (const [what, body, options] of cases) {
+    it(`${what}: the same result or error as through the chunk source`, async () => {
+      const whole = await outcome(body, options);
+      const copy = body.slice();
+      expect(await outcome(copy.buffer, options)).toEqual(whole);
+      expect(await outcome(iterableOf(splitAt(body, [1, 7, 40])), options)).toEqual(whole);
+      // Only the valid body parses; every other one fails with a typed error.
+      const typed = whole.error?.[0] === "DecodeError" || whole.error?.[0] === "LimitError";
+      expect(what === "a valid body" ? whole.form !== undefined : typed).toBe(true);
+    });
+  }
+});
