@@ -73,6 +73,8 @@ export interface Outgoing {
   /** The encoding; empty for a large top-level string, which travels as `text` (see #enqueue). */
   bytes: Uint8Array;
   text: string | null;
+  /** `text` may go into the ring (a text record) when there is room. */
+  ringText: boolean;
   size: number;
   seq: number;
   buffers: ArrayBuffer[] | null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createChannel, openChannel } from "../../src/channel/index.ts";
+import { CONTROL_BYTES, KIND_ASCII, KIND_PORT, KIND_TEXT } from "../../src/channel/ring.ts";
 import { StructuraError } from "../../src/core/errors.ts";
 import { closeEvent, take } from "./helpers.ts";
 
@@ -33,6 +34,54 @@ describe("channel in one thread", () => {
     const got = await received;
     expect(got.map((m) => m.i)).toEqual(Array.from({ length: n }, (_, i) => i));
     expect(got[17]!.pad.length).toBe(2000);
+    a.close();
+  });
+
+  it("writes long strings into the ring as text records, exactly, and past its room through the port", async () => {
+    const { a, b, remote } = pair<string>({ ringSize: 1 << 17 });
+    // What `a` writes is the ring `b` reads: look at the kind of its first record.
+    const firstKind = () => new Int32Array(remote.rx!, CONTROL_BYTES, 1)[0];
+    const ascii = "a".repeat(9000);
+    a.postMessage(ascii);
+    expect(firstKind()).toBe(KIND_ASCII);
+    expect(await take(b, 1)).toEqual([ascii]);
+    const cases = [
+      `\uFEFF${"b".repeat(9000)}`, // a leading BOM is data
+      "é".repeat(9000), // UTF-8, fits the ring's share (32 KiB)
+      "😀".repeat(4200),
+      "\u00ff".repeat(9000),
+      `${"x".repeat(9000)}\uD800`, // a lone surrogate: through the port, as it is
+      `\uDC00${"y".repeat(9000)}`,
+      "é".repeat(17000), // 34,000 bytes of UTF-8: over the ring's share, through the port
+      "z".repeat(70000), // longer than the share
+    ];
+    // Many more than the 128 KiB ring holds at once: the rest takes the port meanwhile, in order.
+    const all: string[] = [];
+    for (let k = 0; k < 12; k++) all.push(...cases);
+    const received = take(b, all.length);
+    for (const s of all) a.postMessage(s);
+    const got = await received;
+    expect(got.length).toBe(all.length);
+    for (let i = 0; i < all.length; i++) expect(got[i] === all[i], `message ${i}`).toBe(true);
+    a.close();
+  });
+
+  it("a text record written where the ring wraps keeps the order", async () => {
+    const { a, b, remote } = pair<string>({ ringSize: 1 << 16 });
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    const got: string[] = [];
+    // Each round leaves the write position somewhere else; 40 rounds wrap the 64 KiB ring many times.
+    for (let i = 0; i < 40; i++) {
+      const s = String.fromCharCode(97 + (i % 26)).repeat(9000 + 37 * i);
+      a.postMessage({ pad: "p".repeat((i * 997) % 3000) });
+      a.postMessage(s);
+      const [pad, text] = await take(b, 2);
+      expect((pad as unknown as { pad: string }).pad.length).toBe((i * 997) % 3000);
+      got.push(text!);
+      expect(text === s).toBe(true);
+    }
+    expect([KIND_ASCII, KIND_TEXT, KIND_PORT]).toContain(words[0]);
+    expect(got.length).toBe(40);
     a.close();
   });
 
