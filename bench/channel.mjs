@@ -63,10 +63,10 @@ const labels = {
 };
 
 /** Runs one measurement inside a driver worker (the worker↔worker transports). */
-function inDriver(transport, kind, value, n, rounds) {
+function inDriver(transport, kind, value, n, rounds, warmup) {
   return new Promise((resolve, reject) => {
     const w = new Worker(driverUrl, {
-      workerData: { distUrl, transport: transport.slice(4), kind, value, n, rounds },
+      workerData: { distUrl, transport: transport.slice(4), kind, value, n, rounds, warmup },
     });
     w.once("message", (r) => {
       resolve(r);
@@ -76,13 +76,19 @@ function inDriver(transport, kind, value, n, rounds) {
   });
 }
 
-/** One round of one transport: a round trip of `rt` trips and a one-way run of `tp` messages. */
-async function measureRound(t, value, rt, tp) {
+/**
+ * One round of one transport: `rt` round trips after `warmup` more, and a one-way run of `tp` messages
+ * after one more such run.
+ */
+async function measureRound(t, value, rt, warmup, tp) {
   if (t.startsWith("w2w-")) {
-    return { ...(await inDriver(t, "rt", value, rt)), rate: await inDriver(t, "tp", value, tp, 1) };
+    return {
+      ...(await inDriver(t, "rt", value, rt, 1, warmup)),
+      rate: await inDriver(t, "tp", value, tp, 1),
+    };
   }
   return {
-    ...(await roundTrip(createChannel, distUrl, t, value, rt)),
+    ...(await roundTrip(createChannel, distUrl, t, value, rt, warmup)),
     rate: await throughput(createChannel, distUrl, t, value, tp, 1),
   };
 }
@@ -97,8 +103,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 async function measureAll(ts, value, rt, tp) {
   const rounds = quick ? 1 : 3;
   const per = Object.fromEntries(ts.map((t) => [t, []]));
+  // Each fresh peer warms up with the case's whole trip count (at most 2000: the JIT of a fresh thread
+  // needs that many, and the 3 MB case would take minutes), then measures its share of the trips.
+  const trips = Math.ceil(rt / rounds);
+  const warmup = Math.max(trips, Math.min(rt, 2000));
   for (let r = 0; r < rounds; r++) {
-    for (const t of ts) per[t].push(await measureRound(t, value, Math.ceil(rt / rounds), tp));
+    for (const t of ts) per[t].push(await measureRound(t, value, trips, warmup, tp));
   }
   const out = {};
   for (const t of ts) {
