@@ -15,7 +15,7 @@ import {
   recordSize,
   TEXT_HEADER,
 } from "./ring.ts";
-import { decodeText } from "./text.ts";
+import { decodeBulk, decodeText } from "./text.ts";
 import {
   type Codec,
   corrupt,
@@ -75,6 +75,7 @@ export class Receiver<T> {
 
   #decodePort(p: PortPayload): T {
     if (p.x !== undefined) return p.x as T;
+    if (p.u !== undefined) return decodeBulk(p.u, p.a === 1) as T;
     if (p.t === undefined) return this.#plain.decode<T>(p.b!);
     return decodeWithTransfer<T>(p.b!, this.#withTransfer, p.t);
   }

@@ -15,7 +15,7 @@ import {
   TAIL,
   WRITER_SLEEP,
 } from "./ring.ts";
-import { ringTextWritable } from "./text.ts";
+import { BULK_STRING, encodeBulk, ringTextWritable } from "./text.ts";
 import {
   type Codec,
   DOORBELL,
@@ -226,8 +226,14 @@ export class Sender {
   /** Sends a message through the port (its ring record, if any, is the caller's). */
   postPayload(item: Outgoing): void {
     if (item.text !== null) {
+      const text = item.text;
+      const bulk = text.length > BULK_STRING ? encodeBulk(text) : null;
       try {
-        this.#port.postMessage({ s: item.seq, x: item.text });
+        if (bulk === null) this.#port.postMessage({ s: item.seq, x: text });
+        else {
+          const msg: PortPayload = { s: item.seq, u: bulk, a: bulk.byteLength === text.length ? 1 : 0 };
+          this.#port.postMessage(msg, [bulk.buffer as ArrayBuffer]);
+        }
       } catch {
         // A closed port: the message is dropped, as MessagePort does.
       }

@@ -88,6 +88,9 @@ export interface PortPayload {
   b?: Uint8Array;
   /** A large top-level string, handed to the host's own postMessage as is. */
   x?: string;
+  /** A large top-level string as bytes (see encodeBulk): UTF-8, all ASCII when `a` is 1. */
+  u?: Uint8Array;
+  a?: number;
   t?: ArrayBuffer[];
 }
 
@@ -278,6 +281,8 @@ export function isPayload(data: unknown): data is PortPayload {
     typeof data === "object" &&
     data !== null &&
     typeof (data as PortPayload).s === "number" &&
-    ((data as PortPayload).b instanceof Uint8Array || typeof (data as PortPayload).x === "string")
+    ((data as PortPayload).b instanceof Uint8Array ||
+      typeof (data as PortPayload).x === "string" ||
+      (data as PortPayload).u instanceof Uint8Array)
   );
 }

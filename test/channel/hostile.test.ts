@@ -221,6 +221,15 @@ describe("channel: hostile peer", () => {
     forger.close();
   });
 
+  it("a long string's bytes on the port that are not UTF-8 are ERR_CHANNEL_CORRUPT", async () => {
+    const { forger, end } = forgedPortEnd(false);
+    const failed = new Promise<unknown>((resolve) => end.addEventListener("error", (e) => resolve(e.error)));
+    end.onmessage = () => {};
+    forger.postMessage({ s: 0, u: new Uint8Array([0x41, 0xff, 0x41]), a: 0 });
+    expect(await failed).toMatchObject({ code: "ERR_CHANNEL_CORRUPT" });
+    forger.close();
+  });
+
   it("a port message sent twice (a sequence number already read) is ERR_CHANNEL_CORRUPT", async () => {
     const { forger, end } = forgedPortEnd(false);
     const failed = new Promise<unknown>((resolve) => end.addEventListener("error", (e) => resolve(e.error)));

@@ -53,7 +53,9 @@ describe("channel in one thread", () => {
       `${"x".repeat(9000)}\uD800`, // a lone surrogate: through the port, as it is
       `\uDC00${"y".repeat(9000)}`,
       "é".repeat(17000), // 34,000 bytes of UTF-8: over the ring's share, through the port
-      "z".repeat(70000), // longer than the share
+      "z".repeat(70000), // longer than the share: its bytes through the port, in a transferred buffer
+      "é".repeat(70000), // the same as UTF-8
+      `${"w".repeat(70000)}\uDBFF`, // a lone surrogate: the string itself through the port
     ];
     // Many more than the 128 KiB ring holds at once: the rest takes the port meanwhile, in order.
     const all: string[] = [];
