@@ -8,7 +8,9 @@
 //
 // Round trip: the sender posts a message, the peer posts it back, p50/p99/mean over many trips (after as
 // many warm-up trips: each peer is a fresh thread). One-way throughput: the sender posts N messages back
-// to back, the peer counts them and answers the last; messages per second (median of 3 rounds).
+// to back, the peer counts them and answers the last; messages per second (after a warm-up run). Each
+// case runs every transport in 3 interleaved rounds (a fresh peer each) and reports the medians of the
+// rounds, so that the load drifting on a shared machine does not land in one transport's figures.
 // Transports, all with default options unless named: "structura" (peer reads with onmessage),
 // "structura, receiveSync worker" (the peer blocks in receiveSync), "structura, spinMicros" (latency
 // mode on both ends), "Worker postMessage", "MessageChannel" (a port transferred to the worker), and the
@@ -61,10 +63,10 @@ const labels = {
 };
 
 /** Runs one measurement inside a driver worker (the worker↔worker transports). */
-function inDriver(transport, kind, value, n, rounds) {
+function inDriver(transport, kind, value, n, rounds, warmup) {
   return new Promise((resolve, reject) => {
     const w = new Worker(driverUrl, {
-      workerData: { distUrl, transport: transport.slice(4), kind, value, n, rounds },
+      workerData: { distUrl, transport: transport.slice(4), kind, value, n, rounds, warmup },
     });
     w.once("message", (r) => {
       resolve(r);
@@ -74,15 +76,51 @@ function inDriver(transport, kind, value, n, rounds) {
   });
 }
 
-async function measure(t, value, rt, tp) {
-  const rounds = quick ? 1 : 3;
+/**
+ * One round of one transport: `rt` round trips after `warmup` more, and a one-way run of `tp` messages
+ * after one more such run.
+ */
+async function measureRound(t, value, rt, warmup, tp) {
   if (t.startsWith("w2w-")) {
-    return { ...(await inDriver(t, "rt", value, rt)), rate: await inDriver(t, "tp", value, tp, rounds) };
+    return {
+      ...(await inDriver(t, "rt", value, rt, 1, warmup)),
+      rate: await inDriver(t, "tp", value, tp, 1),
+    };
   }
   return {
-    ...(await roundTrip(createChannel, distUrl, t, value, rt)),
-    rate: await throughput(createChannel, distUrl, t, value, tp, rounds),
+    ...(await roundTrip(createChannel, distUrl, t, value, rt, warmup)),
+    rate: await throughput(createChannel, distUrl, t, value, tp, 1),
   };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/**
+ * Measures every transport in `rounds` interleaved rounds (each a fresh peer, warmed up as long as it
+ * measures): on a shared machine the load drifts within seconds, and measuring one transport after
+ * the other would put that drift into their ratios. Reports the median of the rounds.
+ */
+async function measureAll(ts, value, rt, tp) {
+  const rounds = quick ? 1 : 3;
+  const per = Object.fromEntries(ts.map((t) => [t, []]));
+  // Each fresh peer warms up with the case's whole trip count (at most 2000: the JIT of a fresh thread
+  // needs that many, and the 3 MB case would take minutes), then measures its share of the trips.
+  const trips = Math.ceil(rt / rounds);
+  const warmup = Math.max(trips, Math.min(rt, 2000));
+  for (let r = 0; r < rounds; r++) {
+    for (const t of ts) per[t].push(await measureRound(t, value, trips, warmup, tp));
+  }
+  const out = {};
+  for (const t of ts) {
+    const rs = per[t];
+    out[t] = {
+      p50: median(rs.map((x) => x.p50)),
+      p99: median(rs.map((x) => x.p99)),
+      mean: rs.reduce((a, x) => a + x.mean, 0) / rs.length,
+      rate: median(rs.map((x) => x.rate)),
+    };
+  }
+  return out;
 }
 
 function formatRate(r) {
@@ -106,13 +144,15 @@ const suite = createSuite(oneCore ? "channel-one-core" : "channel", {
   title: `worker channel benchmark${oneCore ? " (one core: both threads share it)" : ""}`,
 });
 suite.header();
+console.log(
+  `          here: ${quick ? 1 : 3} interleaved rounds per case, each transport a fresh peer per round; medians of the rounds\n`,
+);
 const results = {};
 for (const c of cases) {
   if (!matchesFilter(c.name)) continue;
   const rt = quick ? Math.max(10, c.rt >> 4) : c.rt;
   const tp = quick ? Math.max(10, c.tp >> 4) : c.tp;
-  const res = (results[c.name] = {});
-  for (const t of transports) res[t] = await measure(t, c.value, rt, tp);
+  const res = (results[c.name] = await measureAll(transports, c.value, rt, tp));
   const base = res.structura;
   console.log(`${c.name}  (round trip ×${rt}, one-way ×${tp})`);
   const rows = [

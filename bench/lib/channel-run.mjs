@@ -68,10 +68,10 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-export async function roundTrip(createChannel, distUrl, transport, value, iterations) {
+export async function roundTrip(createChannel, distUrl, transport, value, iterations, warmup = iterations) {
   const peer = await connect(createChannel, distUrl, transport, "echo", 0);
-  // Warm up as long as we measure: the peer is a fresh thread, its JIT starts cold.
-  for (let i = 0; i < iterations; i++) {
+  // Warm up (by default as long as we measure): the peer is a fresh thread, its JIT starts cold.
+  for (let i = 0; i < warmup; i++) {
     const p = peer.next();
     peer.post(value);
     await p;

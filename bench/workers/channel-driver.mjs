@@ -3,10 +3,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { roundTrip, throughput } from "../lib/channel-run.mjs";
 
-const { distUrl, transport, kind, value, n, rounds } = workerData;
+const { distUrl, transport, kind, value, n, rounds, warmup } = workerData;
 const { createChannel } = await import(distUrl);
 const result =
   kind === "rt"
-    ? await roundTrip(createChannel, distUrl, transport, value, n)
+    ? await roundTrip(createChannel, distUrl, transport, value, n, warmup ?? n)
     : await throughput(createChannel, distUrl, transport, value, n, rounds);
 parentPort.postMessage(result);

@@ -9,7 +9,7 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
-import { Poll } from "./poll.ts";
+import { defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
@@ -78,7 +78,8 @@ export class ChannelEnd<T = unknown> {
     if (spin !== undefined && (typeof spin !== "number" || !(spin >= 0))) {
       throw new ArgumentError(`spinMicros must be a non-negative number, got ${String(spin)}.`);
     }
-    const reply = spin ?? REPLY_POLL_MICROS;
+    // No polling by default on a single CPU (see defaultPollMicros); an explicit spinMicros is obeyed.
+    const reply = spin ?? defaultPollMicros(REPLY_POLL_MICROS);
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).

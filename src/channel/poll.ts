@@ -5,6 +5,34 @@
 
 import { HEAD } from "./ring.ts";
 
+/**
+ * How many CPUs this thread may run on (its affinity: `taskset`, a container's CPU set), where the
+ * host says: `navigator.hardwareConcurrency` (browsers, Bun, Deno, Node 21+), else Node's
+ * `os.availableParallelism()`; 0 when unknown.
+ */
+export function availableCores(): number {
+  const nav = (globalThis as { navigator?: { hardwareConcurrency?: unknown } }).navigator;
+  if (typeof nav?.hardwareConcurrency === "number") return nav.hardwareConcurrency;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof proc?.getBuiltinModule !== "function") return 0;
+  try {
+    const os = proc.getBuiltinModule("node:os") as { availableParallelism?: () => number } | undefined;
+    return typeof os?.availableParallelism === "function" ? os.availableParallelism() : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The default polling budget: `micros`, or 0 where this thread has a single CPU. There the peer
+ * cannot run while we poll (unless the scheduler takes the CPU from us mid-poll), so every poll is
+ * unanswered and only delays the peer; even backed off (see Poll), each one that is tried costs the
+ * peer its whole budget.
+ */
+export function defaultPollMicros(micros: number): number {
+  return availableCores() === 1 ? 0 : micros;
+}
+
 /** Polls HEAD for up to `ms`; true when it moved away from `head`. */
 export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
   const end = performance.now() + ms;

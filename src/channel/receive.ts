@@ -4,7 +4,18 @@
  * APIs only; `receiveMessageOnPort` only where the host has `process.getBuiltinModule`.
  */
 
-import { HEAD, KIND_PORT, KIND_WRAP, RECORD_HEADER, type Ring, recordSize } from "./ring.ts";
+import {
+  HEAD,
+  KIND_ASCII,
+  KIND_PORT,
+  KIND_TEXT,
+  KIND_WRAP,
+  RECORD_HEADER,
+  type Ring,
+  recordSize,
+  TEXT_HEADER,
+} from "./ring.ts";
+import { decodeBulk, decodeText } from "./text.ts";
 import {
   type Codec,
   corrupt,
@@ -64,6 +75,7 @@ export class Receiver<T> {
 
   #decodePort(p: PortPayload): T {
     if (p.x !== undefined) return p.x as T;
+    if (p.u !== undefined) return decodeBulk(p.u, p.a === 1) as T;
     if (p.t === undefined) return this.#plain.decode<T>(p.b!);
     return decodeWithTransfer<T>(p.b!, this.#withTransfer, p.t);
   }
@@ -201,6 +213,28 @@ export class Receiver<T> {
         this.tail = tail;
         if (rx.release(tail)) this.#wakeWriter(rx);
         value = this.#decodePayload(p);
+      } else if (kind === KIND_TEXT || kind === KIND_ASCII) {
+        // A string as UTF-8 (or ASCII): an int32 byte count, then the bytes (read straight from the
+        // ring; an ASCII one with the host's Buffer where there is one: a copy, no transcoding).
+        if (left < RECORD_HEADER + TEXT_HEADER) throw corrupt("Ring holds a partial text record.");
+        const n = rx.words[(pos >> 2) + 2]!;
+        const start = pos + RECORD_HEADER + TEXT_HEADER;
+        if (n < 0 || n > cap - start || recordSize(TEXT_HEADER + n) > left) {
+          throw corrupt(`Ring text record length ${n} is invalid.`);
+        }
+        try {
+          const latin1 = rx.latin1;
+          value = (
+            kind === KIND_ASCII && latin1 !== null
+              ? latin1.toString("latin1", start, start + n)
+              : decodeText(rx.bytes.subarray(start, start + n))
+          ) as T;
+        } catch (error) {
+          throw corrupt("Ring text record is not UTF-8.", error);
+        }
+        tail = (tail + recordSize(TEXT_HEADER + n)) | 0;
+        this.tail = tail;
+        if (rx.release(tail)) this.#wakeWriter(rx);
       } else {
         if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > left) {
           throw corrupt(`Ring record header ${kind} is invalid.`);

@@ -7,6 +7,8 @@
  * A record is written completely before HEAD moves past it, so the consumer never sees half a record.
  */
 
+import { type HostBuffer, hostBuffer, textEncoder } from "./text.ts";
+
 /** Int32 slots of the control block. HEAD and TAIL sit on different cache lines. */
 export const HEAD = 0;
 export const READER_SLEEP = 1;
@@ -25,6 +27,12 @@ export const RECORD_HEADER = 8;
 /** Kind words (negative lengths). */
 export const KIND_WRAP = -1;
 export const KIND_PORT = -2;
+/** A top-level string as UTF-8: an int32 byte count, then the bytes (see Ring.writeText). */
+export const KIND_TEXT = -3;
+/** The same, all ASCII (so also Latin-1: a host with Buffer reads it with a copy, no transcoding). */
+export const KIND_ASCII = -4;
+/** Bytes of a text record's payload before its UTF-8 (the byte count). */
+export const TEXT_HEADER = 4;
 
 export const MIN_RING = 4096;
 export const MAX_RING = 1 << 30;
@@ -54,6 +62,8 @@ export class Ring {
   readonly words: Int32Array;
   readonly capacity: number;
   readonly mask: number;
+  /** The data region as a host Buffer (Node, Bun), for ASCII text records; null elsewhere. */
+  readonly latin1: HostBuffer | null;
 
   constructor(sab: SharedArrayBuffer) {
     this.sab = sab;
@@ -62,6 +72,7 @@ export class Ring {
     this.ctrl = new Int32Array(sab, 0, CONTROL_BYTES >> 2);
     this.bytes = new Uint8Array(sab, CONTROL_BYTES, this.capacity);
     this.words = new Int32Array(sab, CONTROL_BYTES, this.capacity >> 2);
+    this.latin1 = hostBuffer === null ? null : hostBuffer.from(sab, CONTROL_BYTES, this.capacity);
   }
 
   /** Bytes free for the producer. */
@@ -95,6 +106,57 @@ export class Ring {
   }
 
   pendingHead = 0;
+
+  /**
+   * Producer: writes `text` as a text record (KIND_ASCII or KIND_TEXT), without publishing it. False
+   * when the free room cannot hold it, or it is not well formed (encodeInto would replace a lone
+   * surrogate: such a string takes the port). `maxBytes` bounds the record's UTF-8 (the ring's share
+   * for one message). Each UTF-16 unit takes at least one byte, so a string longer than the room is not
+   * tried; an ASCII string is copied as it is where the host has Buffer (Node, Bun: a `memcpy`, where
+   * encodeInto transcodes); anything else is encoded as UTF-8 into all the room there is (its length is
+   * not known before), and is written only if all of it was read.
+   */
+  writeText(text: string, seq: number, maxBytes: number): boolean {
+    const ctrl = this.ctrl;
+    const head = Atomics.load(ctrl, HEAD);
+    const free = this.capacity - ((head - Atomics.load(ctrl, TAIL)) >>> 0);
+    const pos = head & this.mask;
+    const contiguous = this.capacity - pos;
+    const need = text.length;
+    // Room for the bytes at `pos` (up to the end of the data region), or after a wrap at 0.
+    let at = pos;
+    let skip = 0;
+    let room = Math.min(free, contiguous) - RECORD_HEADER - TEXT_HEADER;
+    if (room < need) {
+      skip = contiguous;
+      at = 0;
+      room = free - contiguous - RECORD_HEADER - TEXT_HEADER;
+      if (room < need) return false;
+    }
+    if (room > maxBytes) room = maxBytes;
+    const start = at + RECORD_HEADER + TEXT_HEADER;
+    let written: number;
+    let kind = KIND_TEXT;
+    const latin1 = this.latin1;
+    if (latin1 !== null && hostBuffer!.byteLength(text, "utf8") === need) {
+      latin1.write(text, start, need, "latin1");
+      written = need;
+      kind = KIND_ASCII;
+    } else {
+      if (!text.isWellFormed()) return false;
+      const r = textEncoder!.encodeInto(text, this.bytes.subarray(start, start + room));
+      if (r.read !== need) return false;
+      written = r.written;
+      if (written === need) kind = KIND_ASCII;
+    }
+    if (skip !== 0) this.words[pos >> 2] = KIND_WRAP;
+    const w = at >> 2;
+    this.words[w] = kind;
+    this.words[w + 1] = seq;
+    this.words[w + 2] = written;
+    this.pendingHead = (head + skip + recordSize(TEXT_HEADER + written)) | 0;
+    return true;
+  }
 
   /**
    * Producer: makes the reserved record visible. Returns how the consumer was parked (AWAKE if it was

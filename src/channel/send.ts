@@ -15,6 +15,7 @@ import {
   TAIL,
   WRITER_SLEEP,
 } from "./ring.ts";
+import { BULK_STRING, encodeBulk, ringTextWritable } from "./text.ts";
 import {
   type Codec,
   DOORBELL,
@@ -90,15 +91,29 @@ export class Sender {
     const tx = this.#tx;
     let bytes: Uint8Array = EMPTY;
     let text: string | null = null;
+    let ringText = false;
     if (
       typeof value === "string" &&
       buffers === null &&
       value.length > Math.min(this.#maxInline, NATIVE_STRING)
     ) {
-      // A long top-level string: the host's structured clone copies its characters as they are (Bun
-      // even shares them), cheaper than transcoding them to UTF-8 and back; past the ring's share it
-      // would take the port anyway (at least one byte per UTF-16 unit).
+      // A long top-level string skips the binary encoder. Into the ring as UTF-8 (encodeInto writes it
+      // straight there, TextDecoder reads it straight back: a few µs for 14 KB, where a port message
+      // costs its event on both sides) when it fits the ring's share; past that, or while the ring is
+      // full, through the port as it is (the host's structured clone copies it, Bun even shares it).
       text = value;
+      if (tx !== null) {
+        if (this.#queueAt < this.#queue.length) this.flush();
+        ringText = ringTextWritable && value.length <= this.#maxInline;
+        if (ringText && this.#queueAt === this.#queue.length) {
+          const seq = this.#sendSeq;
+          if (this.#writeText(tx, value, seq)) {
+            this.#sendSeq = (seq + 1) | 0;
+            resolve?.();
+            return;
+          }
+        }
+      }
     } else if (buffers === null) {
       // Pipelining: a writer posting in a loop writes what the reader has made room for meanwhile, so
       // encoding here and decoding there overlap instead of queueing everything first. (Before the
@@ -122,7 +137,7 @@ export class Sender {
     // Detach the transferred buffers now (not when the message leaves the queue): moved, not copied.
     const moved =
       buffers === null ? null : (structuredClone(buffers, { transfer: buffers }) as ArrayBuffer[]);
-    const item: Outgoing = { bytes, text, size, seq: this.#sendSeq, buffers: moved, resolve };
+    const item: Outgoing = { bytes, text, ringText, size, seq: this.#sendSeq, buffers: moved, resolve };
     this.#sendSeq = (this.#sendSeq + 1) | 0;
     this.#push(item);
   }
@@ -150,7 +165,20 @@ export class Sender {
     return true;
   }
 
-  /** Writes one message into the ring (or the port, with a marker in the ring). False if no room. */
+  /** Writes a text record; false if the ring lacks room for it. */
+  #writeText(tx: Ring, text: string, seq: number): boolean {
+    if (tx.closed) return true;
+    if (!tx.writeText(text, seq, this.#maxInline)) return false;
+    this.#wakeReader(tx.publish());
+    return true;
+  }
+
+  /**
+   * Writes one message into the ring (or the port, with a marker in the ring). False if no room. A
+   * long string that does not fit the ring now takes the port instead of waiting: the port never runs
+   * out of room, so a stream of them is never slower than the host's postMessage, and the ring carries
+   * what it can hold meanwhile.
+   */
   #write(item: Outgoing): boolean {
     const tx = this.#tx;
     const bytes = item.bytes;
@@ -162,6 +190,7 @@ export class Sender {
       return this.#writeInline(tx, bytes, item.seq);
     }
     if (tx.closed) return true;
+    if (item.ringText && this.#writeText(tx, item.text!, item.seq)) return true;
     if (tx.reserve(0, KIND_PORT, item.seq) < 0) return false;
     // The record first, then the message: a reader parked in its event loop is woken by the message
     // itself (no doorbell beside it) and then finds the record. Only a reader blocked in Atomics.wait
@@ -197,8 +226,14 @@ export class Sender {
   /** Sends a message through the port (its ring record, if any, is the caller's). */
   postPayload(item: Outgoing): void {
     if (item.text !== null) {
+      const text = item.text;
+      const bulk = text.length > BULK_STRING ? encodeBulk(text) : null;
       try {
-        this.#port.postMessage({ s: item.seq, x: item.text });
+        if (bulk === null) this.#port.postMessage({ s: item.seq, x: text });
+        else {
+          const msg: PortPayload = { s: item.seq, u: bulk, a: bulk.byteLength === text.length ? 1 : 0 };
+          this.#port.postMessage(msg, [bulk.buffer as ArrayBuffer]);
+        }
       } catch {
         // A closed port: the message is dropped, as MessagePort does.
       }

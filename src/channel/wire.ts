@@ -30,7 +30,8 @@ export interface ChannelHandle {
 export interface EndOptions {
   /**
    * How long (microseconds) an end that has sent something polls the ring for the reply before it
-   * parks; polling backs off by itself when replies do not come that fast. Default 50; 0 disables
+   * parks; polling backs off by itself when replies do not come that fast. Default 50, or 0 where the
+   * thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it polls); 0 disables
    * every poll (also the shorter one for the next message of a stream). Given explicitly, `receiveSync`
    * polls this long before each `Atomics.wait` too.
    */
@@ -73,6 +74,8 @@ export interface Outgoing {
   /** The encoding; empty for a large top-level string, which travels as `text` (see #enqueue). */
   bytes: Uint8Array;
   text: string | null;
+  /** `text` may go into the ring (a text record) when there is room. */
+  ringText: boolean;
   size: number;
   seq: number;
   buffers: ArrayBuffer[] | null;
@@ -85,6 +88,9 @@ export interface PortPayload {
   b?: Uint8Array;
   /** A large top-level string, handed to the host's own postMessage as is. */
   x?: string;
+  /** A large top-level string as bytes (see encodeBulk): UTF-8, all ASCII when `a` is 1. */
+  u?: Uint8Array;
+  a?: number;
   t?: ArrayBuffer[];
 }
 
@@ -275,6 +281,8 @@ export function isPayload(data: unknown): data is PortPayload {
     typeof data === "object" &&
     data !== null &&
     typeof (data as PortPayload).s === "number" &&
-    ((data as PortPayload).b instanceof Uint8Array || typeof (data as PortPayload).x === "string")
+    ((data as PortPayload).b instanceof Uint8Array ||
+      typeof (data as PortPayload).x === "string" ||
+      (data as PortPayload).u instanceof Uint8Array)
   );
 }

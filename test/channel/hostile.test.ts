@@ -6,7 +6,16 @@
 import { describe, expect, it } from "vitest";
 import { serialize } from "../../src/binary/index.ts";
 import { createChannel, openChannel } from "../../src/channel/index.ts";
-import { CLOSED, CONTROL_BYTES, HEAD, KIND_PORT, KIND_WRAP, TAIL } from "../../src/channel/ring.ts";
+import {
+  CLOSED,
+  CONTROL_BYTES,
+  HEAD,
+  KIND_ASCII,
+  KIND_PORT,
+  KIND_TEXT,
+  KIND_WRAP,
+  TAIL,
+} from "../../src/channel/ring.ts";
 import { StructuraError } from "../../src/core/errors.ts";
 import { closeEvent } from "./helpers.ts";
 
@@ -105,7 +114,7 @@ describe("channel: hostile peer", () => {
   });
 
   it("forged record lengths (negative, past the ring, past HEAD) are ERR_CHANNEL_CORRUPT", () => {
-    for (const kind of [-3, -0x80000000, 0x7fffffff, 4096, 4089, 64]) {
+    for (const kind of [-5, -0x80000000, 0x7fffffff, 4096, 4089, 64]) {
       const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
       const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
       const words = new Int32Array(remote.rx!, CONTROL_BYTES);
@@ -117,6 +126,46 @@ describe("channel: hostile peer", () => {
       );
       a.close();
     }
+  });
+
+  it("forged text records (a length that is negative, past the ring or past HEAD; bytes that are not UTF-8) are ERR_CHANNEL_CORRUPT", () => {
+    const forgeries: [kind: number, length: number, bytes: number[], published: number][] = [
+      [KIND_TEXT, -1, [], 16],
+      [KIND_ASCII, -0x80000000, [], 16],
+      [KIND_TEXT, 0x7fffffff, [], 16],
+      [KIND_ASCII, 4096, [], 16],
+      [KIND_TEXT, 100, [], 16], // runs past HEAD
+      [KIND_TEXT, 3, [0xff, 0xfe, 0x41], 16], // not UTF-8
+      [KIND_TEXT, 2, [0xc3], 16], // a sequence cut short
+      [KIND_TEXT, 0, [], 8], // the length word itself not published
+    ];
+    for (const [kind, length, bytes, published] of forgeries) {
+      const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
+      const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+      const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+      words[0] = kind;
+      words[1] = 0;
+      words[2] = length;
+      new Uint8Array(remote.rx!, CONTROL_BYTES + 12).set(bytes);
+      Atomics.store(ctrl, HEAD, published);
+      expect(() => b.receiveSync(0), `${kind} ${length}`).toThrow(
+        expect.objectContaining({ code: "ERR_CHANNEL_CORRUPT" }),
+      );
+      a.close();
+    }
+  });
+
+  it("a well-formed forged text record reads as the string it holds", () => {
+    const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
+    const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    words[0] = KIND_TEXT;
+    words[1] = 0;
+    words[2] = 2;
+    new Uint8Array(remote.rx!, CONTROL_BYTES + 12).set([0xc3, 0xa9]);
+    Atomics.store(ctrl, HEAD, 16);
+    expect(b.receiveSync(0)).toEqual({ message: "é" });
+    a.close();
   });
 
   /** A handle over our own MessageChannel, so the test can post port payloads in any order. */
@@ -169,6 +218,15 @@ describe("channel: hostile peer", () => {
     forger.postMessage({ s: 0, b: serialize("zero") });
     expect(await nextMessages(end, 2)).toEqual(["zero", "one"]);
     end.close();
+    forger.close();
+  });
+
+  it("a long string's bytes on the port that are not UTF-8 are ERR_CHANNEL_CORRUPT", async () => {
+    const { forger, end } = forgedPortEnd(false);
+    const failed = new Promise<unknown>((resolve) => end.addEventListener("error", (e) => resolve(e.error)));
+    end.onmessage = () => {};
+    forger.postMessage({ s: 0, u: new Uint8Array([0x41, 0xff, 0x41]), a: 0 });
+    expect(await failed).toMatchObject({ code: "ERR_CHANNEL_CORRUPT" });
     forger.close();
   });
 

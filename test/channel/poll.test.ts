@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Poll } from "../../src/channel/poll.ts";
+import { availableCores, defaultPollMicros, Poll } from "../../src/channel/poll.ts";
 import { HEAD } from "../../src/channel/ring.ts";
 
 describe("channel polling back-off", () => {
@@ -26,5 +26,27 @@ describe("channel polling back-off", () => {
     const poll = new Poll(0, 10);
     expect(poll.enabled).toBe(false);
     expect(poll.poll(ctrl, 0)).toBe(false);
+  });
+
+  it("polls by default only where this thread has more than one CPU", () => {
+    const cores = availableCores();
+    expect(cores).toBeGreaterThanOrEqual(1);
+    expect(defaultPollMicros(50)).toBe(cores === 1 ? 0 : 50);
+    const nav = Object.getOwnPropertyDescriptor(globalThis, "navigator");
+    try {
+      Object.defineProperty(globalThis, "navigator", {
+        value: { hardwareConcurrency: 1 },
+        configurable: true,
+      });
+      expect(defaultPollMicros(50)).toBe(0);
+      Object.defineProperty(globalThis, "navigator", {
+        value: { hardwareConcurrency: 8 },
+        configurable: true,
+      });
+      expect(defaultPollMicros(50)).toBe(50);
+    } finally {
+      if (nav === undefined) delete (globalThis as { navigator?: unknown }).navigator;
+      else Object.defineProperty(globalThis, "navigator", nav);
+    }
   });
 });
