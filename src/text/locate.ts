@@ -4,6 +4,7 @@
  */
 
 import { DecodeError } from "../core/errors.ts";
+import { locateJsonError } from "../core/json-position.ts";
 
 type Json = unknown;
 
@@ -12,82 +13,16 @@ const keysOf = Object.keys;
 const getProto = Object.getPrototypeOf;
 const ObjectProto = Object.prototype;
 const POSITION = /position (\d+)/;
-const JSON_SCALAR = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/;
 const TRUNCATED = /end of JSON input|Unterminated string/;
 const STACK_OVERFLOW = /call stack|too much recursion/i;
 
 /**
- * Where a text stops being JSON, for engines whose JSON.parse message gives no position. A small
- * scanner of the JSON grammar (explicit stack, error path only); returns text.length when the text ends
- * early.
+ * Where a text stops being JSON, for engines whose JSON.parse message gives no position: the offset
+ * core/json-position.ts's grammar scanner finds (the one `parse` also uses to say what was expected
+ * there), text.length when the text ends early. Error path only.
  */
 export function jsonErrorOffset(text: string): number {
-  let i = 0;
-  const n = text.length;
-  const stack: number[] = [];
-  const ws = () => {
-    while (i < n && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  const scalar = (): boolean => {
-    const c = text[i];
-    if (c === '"') {
-      i++;
-      while (i < n && text[i] !== '"') {
-        if (text.charCodeAt(i) < 0x20) return false;
-        i += text[i] === "\\" ? 2 : 1;
-      }
-      if (i >= n) return false;
-      i++;
-      return true;
-    }
-    const m = JSON_SCALAR.exec(text.slice(i, i + 400));
-    if (m === null) return false;
-    i += m[0].length;
-    return true;
-  };
-  // state: expecting a value
-  for (;;) {
-    ws();
-    if (i >= n) return n;
-    const c = text[i];
-    if (c === "[" || c === "{") {
-      stack.push(c === "[" ? 0x5d : 0x7d);
-      i++;
-      ws();
-      if (text.charCodeAt(i) === stack[stack.length - 1]) {
-        stack.pop();
-        i++;
-      } else if (c === "{") {
-        if (text[i] !== '"' || !scalar()) return Math.min(i, n);
-        ws();
-        if (text[i] !== ":") return Math.min(i, n);
-        i++;
-        continue;
-      } else continue;
-    } else if (!scalar()) return Math.min(i, n);
-    // after a value
-    for (;;) {
-      ws();
-      if (stack.length === 0) return i;
-      if (i >= n) return n;
-      const close = stack[stack.length - 1]!;
-      if (text.charCodeAt(i) === close) {
-        stack.pop();
-        i++;
-        continue;
-      }
-      if (text[i] !== ",") return i;
-      i++;
-      if (close === 0x7d) {
-        ws();
-        if (text[i] !== '"' || !scalar()) return Math.min(i, n);
-        ws();
-        if (text[i] !== ":") return Math.min(i, n);
-        i++;
-      }
-      break;
-    }
-  }
+  return locateJsonError(text)?.offset ?? text.length;
 }
 
 /** The path (indices and keys) from `root` to the JSON container `target`, by identity; error path only. */
