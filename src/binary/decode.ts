@@ -76,6 +76,11 @@ export interface DecodeConfig {
 export const ABSENT: unique symbol = Symbol("absent");
 /** A reference slot whose object is still being built (a custom type whose data is being read). */
 export const PENDING: unique symbol = Symbol("pending");
+/**
+ * A reference slot whose record (a compiled reader's) is reading its fields: a reference to it makes
+ * the record's object there and then (`readRef`), which the reader then fills (`finishRecord`).
+ */
+const PENDING_RECORD: unique symbol = Symbol("pending record");
 
 // ---------------------------------------------------------------------------------------------------
 // Per-call state (module-level for speed; saved and restored when deserialize is re-entered).
@@ -456,6 +461,12 @@ function readRef(): unknown {
   if (index >= refs.length)
     fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which does not exist.`, at);
   const value = refs[index];
+  if (value === PENDING_RECORD) {
+    // A field of a record refers back to the record: it exists from now on, and its reader fills it.
+    const record = {};
+    refs[index] = record;
+    return record;
+  }
   if (value === PENDING) {
     fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which is still being decoded.`, at);
   }
@@ -704,11 +715,23 @@ function readWithShape(shape: Shape): object {
   if (++depth > maxDepth) depthExceeded();
   let read = shape.read;
   if (read === null && shape.compilable && ++shape.uses > COMPILE_AFTER) {
-    read = readerFor(shape, readSlot, ABSENT);
+    read = readerFor(shape, readSlot, ABSENT, PENDING_RECORD, finishRecord);
     shape.read = read;
   }
   const object = read === null || read === readGeneric ? readFields(shape.keys) : read(refs);
   depth--;
+  return object;
+}
+
+/** A compiled reader's uncommon record (see read-shapes.ts `RecordFinisher`). */
+function finishRecord(index: number, keys: readonly string[], values: unknown[]): object {
+  const slot = refs[index];
+  const object = (slot === PENDING_RECORD ? {} : slot) as Record<string, unknown>;
+  refs[index] = object;
+  for (let i = 0; i < keys.length; i++) {
+    const item = values[i];
+    if (item !== ABSENT) setProperty(object, keys[i]!, item);
+  }
   return object;
 }
 
