@@ -48,6 +48,7 @@ import {
   INT16,
   INT32,
   MAGIC,
+  NO_REFS,
   NULL,
   OBJECT,
   OLDEST_VERSION,
@@ -91,6 +92,13 @@ let view: DataView | null = null;
 export let pos = 0;
 export let end = 0;
 export let refs: unknown[] = [];
+/**
+ * Whether objects are numbered (pushed on `refs`). A message whose header says it holds no REF
+ * (docs/binary-format.md §2) is read without: an array holding every object of a large message while it
+ * is built is most of its decode time on V8 (it keeps young objects alive through scavenges, ~4x the
+ * cost of building the objects alone).
+ */
+export let track = true;
 let shapes: Shape[] = [];
 /** For a stream message: its session (whose table `shapes` is), and that table's bytes. */
 let session: DecodeSession | null = null;
@@ -192,6 +200,7 @@ export function addAlias(index: number, alias: Alias): void {
 
 /** Reserves the next reference index for an object built after its contents are read. */
 export function reserve(): number {
+  if (!track) return -1;
   refs.push(PENDING);
   return refs.length - 1;
 }
@@ -246,7 +255,8 @@ function decodeFresh(
   if (stream !== null && end > 0 && bytes[0] === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
     if (end < HEADER_SIZE) truncated();
-    const mode = bytes[1]!;
+    const mode = bytes[1]! & ~NO_REFS;
+    track = (bytes[1]! & NO_REFS) === 0;
     if (mode === MODE_RESET) {
       stream.shapes = [];
       stream.bytes = 0;
@@ -268,7 +278,9 @@ function decodeFresh(
       );
     }
     if (end < HEADER_SIZE) truncated();
-    const v = bytes[1]!;
+    // Version 2 and later: the high bit says the message holds no reference (§2).
+    const v = bytes[1]! >= NO_REFS + 2 ? bytes[1]! - NO_REFS : bytes[1]!;
+    track = v === bytes[1];
     if (v < OLDEST_VERSION || v > VERSION) {
       fail(
         "ERR_VERSION",
@@ -289,6 +301,7 @@ function decodeFresh(
     throw typedStackError(error, stackLimit);
   } finally {
     refs = [];
+    track = true;
     shapes = [];
     session = null;
     src = EMPTY;
@@ -318,6 +331,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     pos,
     end,
     refs,
+    track,
     shapes,
     depth,
     maxDepth,
@@ -337,6 +351,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     pos = saved.pos;
     end = saved.end;
     refs = saved.refs;
+    track = saved.track;
     shapes = saved.shapes;
     depth = saved.depth;
     maxDepth = saved.maxDepth;
@@ -438,14 +453,14 @@ export function readSlot(): unknown {
       need(4);
       const date = new Date(dv().getUint32(pos, true) * 1000);
       pos += 4;
-      refs.push(date);
+      if (track) refs.push(date);
       return date;
     }
     case DATE: {
       need(8);
       const date = new Date(dv().getFloat64(pos, true));
       pos += 8;
-      refs.push(date);
+      if (track) refs.push(date);
       return date;
     }
     case EXT:
@@ -458,6 +473,7 @@ export function readSlot(): unknown {
 function readRef(): unknown {
   const at = pos - 1;
   const index = readVarint();
+  if (!track) fail("ERR_BAD_REFERENCE", "A reference in a message whose header says it has none.", at);
   if (index >= refs.length)
     fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which does not exist.`, at);
   const value = refs[index];
@@ -610,7 +626,7 @@ function readArray(withProps: boolean): unknown[] {
 
 function readElements(n: number): unknown[] {
   const array: unknown[] = new Array(n);
-  refs.push(array);
+  if (track) refs.push(array);
   if (++depth > maxDepth) depthExceeded();
   const b = src;
   for (let i = 0; i < n; i++) {
@@ -652,7 +668,7 @@ export function readSparse(): unknown[] {
   const length = readVarint();
   if (length > 0xffffffff) fail("ERR_BAD_LENGTH", `Array length ${length} is out of range.`, at);
   const array: unknown[] = [];
-  refs.push(array);
+  if (track) refs.push(array);
   if (++depth > maxDepth) depthExceeded();
   array.length = length;
   readArrayProps(array);
@@ -663,7 +679,7 @@ export function readSparse(): unknown[] {
 function readObject(): object {
   const n = readCount(2);
   const object: Record<string, unknown> = {};
-  refs.push(object);
+  if (track) refs.push(object);
   if (++depth > maxDepth) depthExceeded();
   for (let i = 0; i < n; i++) {
     const key = readKey();
@@ -718,16 +734,16 @@ function readWithShape(shape: Shape): object {
     read = readerFor(shape, readSlot, ABSENT, PENDING_RECORD, finishRecord);
     shape.read = read;
   }
-  const object = read === null || read === readGeneric ? readFields(shape.keys) : read(refs);
+  const object = read === null || read === readGeneric ? readFields(shape.keys) : read(track ? refs : null);
   depth--;
   return object;
 }
 
 /** A compiled reader's uncommon record (see read-shapes.ts `RecordFinisher`). */
 function finishRecord(index: number, keys: readonly string[], values: unknown[]): object {
-  const slot = refs[index];
+  const slot = index < 0 ? PENDING_RECORD : refs[index];
   const object = (slot === PENDING_RECORD ? {} : slot) as Record<string, unknown>;
-  refs[index] = object;
+  if (index >= 0) refs[index] = object;
   for (let i = 0; i < keys.length; i++) {
     const item = values[i];
     if (item !== ABSENT) setProperty(object, keys[i]!, item);
@@ -737,7 +753,7 @@ function finishRecord(index: number, keys: readonly string[], values: unknown[])
 
 function readFields(keys: readonly string[]): object {
   const object: Record<string, unknown> = {};
-  refs.push(object);
+  if (track) refs.push(object);
   for (let i = 0; i < keys.length; i++) {
     const item = readSlot();
     if (item !== ABSENT) setProperty(object, keys[i]!, item);

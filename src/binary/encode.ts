@@ -50,6 +50,7 @@ import {
   INT16,
   INT32,
   MAGIC,
+  NO_REFS,
   NULL,
   OBJECT,
   RECORD,
@@ -184,6 +185,9 @@ let tableBytes = 0;
 let tableFull = false;
 let nextShape = 0;
 let depth = 0;
+/** Whether the message holds a REF; if not, its header says so (docs/binary-format.md §2) and the
+ * decoder skips numbering its objects. */
+let refsWritten = false;
 let maxDepth = 0;
 let registry: TypeRegistry | null = null;
 /** Whether errors are written whole (docs/binary-format.md §8.1) or as structured clone keeps them. */
@@ -281,8 +285,11 @@ function encodeFresh(
     tableBytes = stream.bytes;
   }
   pos = HEADER_SIZE;
+  refsWritten = false;
   try {
     writeValue(value);
+    // `target`, not `t`: the buffer may have grown.
+    if (!refsWritten) target[1] = target[1]! | NO_REFS;
     if (stream !== null) {
       stream.shapes = nextShape;
       stream.bytes = tableBytes;
@@ -358,6 +365,7 @@ function encodeReentrant(
     epoch,
     nextShape,
     depth,
+    refsWritten,
     maxDepth,
     registry,
     isProxy,
@@ -392,6 +400,7 @@ function encodeReentrant(
     epoch = saved.epoch;
     nextShape = saved.nextShape;
     depth = saved.depth;
+    refsWritten = saved.refsWritten;
     maxDepth = saved.maxDepth;
     registry = saved.registry;
     wholeErrors = saved.wholeErrors;
@@ -628,6 +637,7 @@ function writeRef(index: number): void {
       "A custom type's data refers back to the custom object itself; such cycles cannot be serialized.",
     );
   }
+  refsWritten = true;
   target[pos++] = REF;
   writeVarint(index);
 }

@@ -55,6 +55,7 @@ import {
   src,
   stackLimit,
   takeByte,
+  track,
   version,
 } from "./decode.ts";
 import { abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
@@ -110,7 +111,7 @@ export function readExtension(): unknown {
       } catch {
         fail("ERR_BAD_VALUE", "A RegExp has an invalid source or flags.", at);
       }
-      refs[index] = re;
+      if (index >= 0) refs[index] = re;
       return re;
     }
     case X_MAP:
@@ -130,20 +131,20 @@ export function readExtension(): unknown {
     case X_BOOLEAN_FALSE:
     case X_BOOLEAN_TRUE: {
       const boxed = Object(code === X_BOOLEAN_TRUE) as object;
-      refs.push(boxed);
+      if (track) refs.push(boxed);
       return boxed;
     }
     case X_NUMBER: {
       need(8);
       const boxed = Object(dv().getFloat64(pos, true)) as object;
       skip(8);
-      refs.push(boxed);
+      if (track) refs.push(boxed);
       return boxed;
     }
     case X_STRING: {
       const index = reserve();
       const boxed = Object(readString()) as object;
-      refs[index] = boxed;
+      if (index >= 0) refs[index] = boxed;
       return boxed;
     }
     case X_BIGINT: {
@@ -153,7 +154,7 @@ export function readExtension(): unknown {
       if (tag !== BIGINT_POS && tag !== BIGINT_NEG)
         fail("ERR_BAD_VALUE", "A boxed BigInt holds no BigInt.", at);
       const boxed = Object(readBigInt(tag === BIGINT_NEG)) as object;
-      refs[index] = boxed;
+      if (index >= 0) refs[index] = boxed;
       return boxed;
     }
     case X_SPARSE_ARRAY:
@@ -165,7 +166,7 @@ export function readExtension(): unknown {
       const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
       if (DOMExceptionCtor === undefined) fail("ERR_UNKNOWN_TYPE", "This host has no DOMException.", at);
       const ex = new DOMExceptionCtor(message, name);
-      refs[index] = ex;
+      if (index >= 0) refs[index] = ex;
       return ex;
     }
     case X_CUSTOM:
@@ -178,7 +179,7 @@ export function readExtension(): unknown {
 function readMap(): Map<unknown, unknown> {
   const n = readCount(2);
   const map = new Map<unknown, unknown>();
-  refs.push(map);
+  if (track) refs.push(map);
   enter();
   for (let i = 0; i < n; i++) {
     const key = readValue();
@@ -191,7 +192,7 @@ function readMap(): Map<unknown, unknown> {
 function readSet(): Set<unknown> {
   const n = readCount(1);
   const set = new Set<unknown>();
-  refs.push(set);
+  if (track) refs.push(set);
   enter();
   for (let i = 0; i < n; i++) set.add(readValue());
   leave();
@@ -216,7 +217,7 @@ function readBufferHeader(code: number, at: number): BufferHeader {
 function readBuffer(code: number, at: number): ArrayBuffer | SharedArrayBuffer {
   const index = reserve();
   const buffer = makeBuffer(src, readBufferHeader(code, at), at);
-  refs[index] = buffer;
+  if (index >= 0) refs[index] = buffer;
   return buffer;
 }
 
@@ -250,10 +251,12 @@ function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
     const h = readBufferHeader(X_ARRAY_BUFFER, at);
     const absolute = src.byteOffset + h.payload;
     if ((absolute + byteOffset) % elementSize === 0) {
-      const index = refs.length;
-      refs.push(src.buffer);
       const alias: Alias = { offset: absolute, length: h.length, copy: null };
-      addAlias(index, alias);
+      if (track) {
+        // Only a later REF to this buffer looks the alias up.
+        addAlias(refs.length, alias);
+        refs.push(src.buffer);
+      }
       return { buffer: src.buffer, delta: absolute, length: h.length, alias };
     }
     seek(save);
@@ -322,7 +325,7 @@ function readView(code: number, at: number): ArrayBufferView {
   } catch {
     fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
   }
-  refs.push(out);
+  if (track) refs.push(out);
   return out;
 }
 
@@ -359,7 +362,7 @@ function readError(at: number): Error {
           (flags & ERROR_CAUSE) !== 0,
         )
       : buildError(ERROR_NAMES[classId]!, message, stack);
-  refs[index] = error;
+  if (index >= 0) refs[index] = error;
   if (flags & (ERROR_CAUSE | ERROR_ERRORS | ERROR_SUPPRESSED | ERROR_PROPS)) {
     enter();
     if (flags & ERROR_CAUSE) setErrorCause(error, readValue());
@@ -403,6 +406,6 @@ function readCustom(at: number): unknown {
     });
   }
   leave();
-  refs[index] = value;
+  if (index >= 0) refs[index] = value;
   return value;
 }

@@ -21,8 +21,9 @@
 
 import { codegenAvailable, compile } from "../core/host.ts";
 
-/** Reads the fields of one record (pushing the object on `refs` first) and returns it. */
-export type Reader = (refs: unknown[]) => object;
+/** Reads the fields of one record (numbering the object on `refs` first, unless null: a message without
+ * references) and returns it. */
+export type Reader = (refs: unknown[] | null) => object;
 
 export interface Shape {
   readonly keys: readonly string[];
@@ -191,13 +192,14 @@ type ReaderFactory = (
 /**
  * Builds, for keys `a`, `b`:
  *
- *   function read(refs) {
- *     var i = refs.length;
- *     refs.push(pending);                // the record's number comes before its fields'
+ *   function read(refs) {               // null: the message has no references
+ *     var i = -1;
+ *     if (refs !== null) { i = refs.length; refs.push(pending); }   // numbered before its fields
  *     var v0 = readSlot(), v1 = readSlot();
- *     if (v0 === absent || v1 === absent || refs[i] !== pending) return finish(i, keys, [v0, v1]);
+ *     if (v0 === absent || v1 === absent || (i >= 0 && refs[i] !== pending))
+ *       return finish(i, keys, [v0, v1]);
  *     var o = { "a": v0, "b": v1 };
- *     refs[i] = o;
+ *     if (i >= 0) refs[i] = o;
  *     return o;
  *   }
  *
@@ -228,9 +230,9 @@ function compileReader(
     literal += `${sep}${JSON.stringify(keys[i])}:v${i}`;
   }
   const body =
-    `return function read(refs){var i=refs.length;refs.push(pending);var ${reads};` +
-    `if(${checks}refs[i]!==pending)return finish(i,keys,[${list}]);` +
-    `var o={${literal}};refs[i]=o;return o;}`;
+    `return function read(refs){var i=-1;if(refs!==null){i=refs.length;refs.push(pending);}var ${reads};` +
+    `if(${checks}(i>=0&&refs[i]!==pending))return finish(i,keys,[${list}]);` +
+    `var o={${literal}};if(i>=0)refs[i]=o;return o;}`;
   try {
     const factory = compile<ReaderFactory>(["readSlot", "absent", "pending", "finish", "keys"], body);
     return factory === null ? null : factory(readSlot, absent, pending, finish, keys);

@@ -114,3 +114,32 @@ describe("binary compiled records", () => {
     }
   });
 });
+
+describe("binary header flag: no references", () => {
+  it("a message without a REF says so in its header, one with a REF does not", () => {
+    expect(serialize([{ a: 1 }, { a: 2 }])[1]).toBe(0x82);
+    const shared = { a: 1 };
+    expect(serialize([shared, shared])[1]).toBe(0x02);
+    // A view's buffer written inline is no REF; the same buffer twice is.
+    const buffer = new ArrayBuffer(4);
+    expect(serialize(new Uint8Array(buffer))[1]).toBe(0x82);
+    expect(serialize([new Uint8Array(buffer), buffer])[1]).toBe(0x02);
+  });
+
+  it("a REF in a message flagged as having none is a typed error", () => {
+    const bytes = serialize([{ a: 1 }, { a: 1 }]);
+    // [ {a:1}, REF 1 ] with the flag set: b5 82 e2 ...
+    const shared = { a: 1 };
+    const withRef = serialize([shared, shared]);
+    const forged = withRef.slice();
+    forged[1] = 0x82;
+    expect(() => deserialize(forged)).toThrow(expect.objectContaining({ code: "ERR_BAD_REFERENCE" }));
+    expect(deserialize(bytes)).toEqual([{ a: 1 }, { a: 1 }]);
+  });
+
+  it("the flag on a version 1 message is an unknown version", () => {
+    const bytes = serialize([1]);
+    bytes[1] = 0x81;
+    expect(() => deserialize(bytes)).toThrow(expect.objectContaining({ code: "ERR_VERSION" }));
+  });
+});
