@@ -24,6 +24,7 @@ import {
   isBun,
   loadBuilt,
   runtime,
+  settings,
   sizeColumns,
   sizes,
 } from "./lib/harness.mjs";
@@ -181,6 +182,59 @@ for (const c of cases) {
       return impl(codec, () => codec.decode(bytes));
     }),
   );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// floor: what a JavaScript decoder of these cases cannot go below, printed beside structura's and
+// msgpackr's deserialize means so a case that stays behind says why: decoding each string of the value
+// longer than 16 bytes (those structura cannot build with one fromCharCode call) from UTF-8 with the
+// runtime's decoder (Buffer#utf8Slice over one buffer holding them all, one call per string). That is
+// what a pure-JavaScript decoder pays per string, and what msgpackr's native extractor (on in Node)
+// batches into one native call per message.
+
+function longStrings(v, out = []) {
+  if (typeof v === "string") {
+    if (Buffer.byteLength(v) > 16) out.push(v);
+  } else if (typeof v === "object" && v !== null && !(v instanceof Date)) {
+    for (const k in v) longStrings(v[k], out);
+  }
+  return out;
+}
+
+function meanOf(fn, ms = settings.quick ? 50 : 400) {
+  for (let i = 0; i < 3; i++) fn();
+  let n = 0;
+  const t0 = performance.now();
+  do {
+    fn();
+    n++;
+  } while (performance.now() - t0 < ms);
+  return ((performance.now() - t0) / n) * 1e6; // ns, as the harness reports
+}
+
+if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
+  console.log("floor (Node; means): the value's long strings decoded one native call each");
+  for (const c of cases.filter((c) => c.records && suite.mean(`${c.name} · deserialize`, "structura"))) {
+    const strings = longStrings(c.value);
+    const all = Buffer.from(strings.join(""));
+    const ends = [];
+    let at = 0;
+    for (const s of strings) ends.push((at += Buffer.byteLength(s)));
+    const utf8Slice = Buffer.prototype.utf8Slice;
+    const text = meanOf(() => {
+      let from = 0;
+      for (let i = 0; i < ends.length; i++) {
+        utf8Slice.call(all, from, ends[i]);
+        from = ends[i];
+      }
+    });
+    const own = suite.mean(`${c.name} · deserialize`, "structura");
+    const peer = suite.mean(`${c.name} · deserialize`, "msgpackr");
+    console.log(
+      `  ${c.name}: deserialize structura ${formatTime(own)}, msgpackr ${formatTime(peer)}; ${strings.length} long strings alone ${formatTime(text)} (${((100 * text) / own).toFixed(0)}% of structura's)`,
+    );
+  }
+  console.log("");
 }
 
 // ---------------------------------------------------------------------------------------------------

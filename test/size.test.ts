@@ -49,8 +49,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "src/binary/decode.ts alone is ~5.0 KB gzip (decoder, shape compiler, error messages), plus the stream shape table's reader hooks",
   },
   "binary.serialize": {
-    ceiling: 11500,
-    why: "src/binary/encode.ts alone is ~5.4 KB gzip, plus the classifier of src/core/types.ts",
+    ceiling: 11800,
+    why: "src/binary/encode.ts with write-identity.ts (object numbering in chunked Sets), write-payloads.ts and write-shapes.ts is ~5.6 KB gzip, plus the classifier of src/core/types.ts",
   },
   "formdata.parse": {
     ceiling: 12200,

@@ -11,28 +11,17 @@
  *
  * Records of a shape are read by a per-shape reader compiled once the shape has repeated (lazy, CSP
  * safe: see core/host.ts `compile`), which builds each object as one literal with its final hidden class.
+ *
+ * This module holds the reader core (bounds, scalars, strings, arrays, objects, records) and the
+ * per-call state; read-shapes.ts caches shapes and compiles their readers, read-payloads.ts reads the
+ * extensions (Map, Set, buffers and views, errors, custom types, ...).
  */
 
-import { DecodeError, LimitError, StructuraError, type StructuraErrorCode } from "../core/errors.ts";
-import { type AnyCustomType, decodeCustom, type TypeRegistry } from "../core/registry.ts";
-import {
-  buildError,
-  ERROR_NAMES,
-  setErrorCause,
-  TYPED_ARRAY_ELEMENT_SIZE,
-  type TypedArrayConstructor,
-  typedArrayConstructor,
-} from "../core/types.ts";
-import {
-  AGGREGATE_ERROR,
-  buildWholeError,
-  defineHidden,
-  defineVisible,
-  ERROR_CLASSES,
-  SUPPRESSED_ERROR,
-} from "../core/whole-error.ts";
+import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
+import type { TypeRegistry } from "../core/registry.ts";
 import { shortAscii } from "./read-ascii.ts";
-import { abByteLength, abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
+import { abByteLength } from "./read-buffers.ts";
+import { readExtension } from "./read-payloads.ts";
 import {
   COMPILE_AFTER,
   earnCompileCredit,
@@ -50,16 +39,6 @@ import {
   BIGINT_POS,
   DATE,
   DATE_SECONDS,
-  ERROR_CAUSE,
-  ERROR_CLASSES_V1,
-  ERROR_ERRORS,
-  ERROR_FLAGS_V1,
-  ERROR_FLAGS_V2,
-  ERROR_MESSAGE,
-  ERROR_NAME,
-  ERROR_PROPS,
-  ERROR_STACK,
-  ERROR_SUPPRESSED,
   EXT,
   FALSE,
   FLOAT64,
@@ -69,6 +48,7 @@ import {
   INT16,
   INT32,
   MAGIC,
+  NO_REFS,
   NULL,
   OBJECT,
   OLDEST_VERSION,
@@ -85,25 +65,6 @@ import {
   UINT32,
   UNDEFINED,
   VERSION,
-  VIEW_TRACKING,
-  X_ARRAY_BUFFER,
-  X_BIGINT,
-  X_BOOLEAN_FALSE,
-  X_BOOLEAN_TRUE,
-  X_CUSTOM,
-  X_DATA_VIEW,
-  X_DOM_EXCEPTION,
-  X_ERROR,
-  X_GROWABLE_SHARED_BUFFER,
-  X_MAP,
-  X_NUMBER,
-  X_REGEXP,
-  X_RESIZABLE_BUFFER,
-  X_SET,
-  X_SHARED_BUFFER,
-  X_SPARSE_ARRAY,
-  X_STRING,
-  X_TYPED_ARRAY,
 } from "./tags.ts";
 
 export interface DecodeConfig {
@@ -113,43 +74,55 @@ export interface DecodeConfig {
 }
 
 /** Marks an array slot or record field that is absent. Never escapes the decoder. */
-const ABSENT: unique symbol = Symbol("absent");
+export const ABSENT: unique symbol = Symbol("absent");
 /** A reference slot whose object is still being built (a custom type whose data is being read). */
-const PENDING: unique symbol = Symbol("pending");
+export const PENDING: unique symbol = Symbol("pending");
+/**
+ * A reference slot whose record (a compiled reader's) is reading its fields: a reference to it makes
+ * the record's object there and then (`readRef`), which the reader then fills (`finishRecord`).
+ */
+const PENDING_RECORD: unique symbol = Symbol("pending record");
 
 // ---------------------------------------------------------------------------------------------------
 // Per-call state (module-level for speed; saved and restored when deserialize is re-entered).
 
-let src: Uint8Array = new Uint8Array(0);
+export let src: Uint8Array = new Uint8Array(0);
 /** The input as a DataView, made on first use (see dv()); null until then. */
 let view: DataView | null = null;
-let pos = 0;
-let end = 0;
-let refs: unknown[] = [];
+export let pos = 0;
+export let end = 0;
+export let refs: unknown[] = [];
+/**
+ * Whether objects are numbered (pushed on `refs`). A message whose header says it holds no REF
+ * (docs/binary-format.md §2) is read without: an array holding every object of a large message while it
+ * is built is most of its decode time on V8 (it keeps young objects alive through scavenges, ~4x the
+ * cost of building the objects alone).
+ */
+export let track = true;
 let shapes: Shape[] = [];
 /** For a stream message: its session (whose table `shapes` is), and that table's bytes. */
 let session: DecodeSession | null = null;
 let tableBytes = 0;
 let depth = 0;
 let maxDepth = 0;
-let registry: TypeRegistry | null = null;
-let copy = true;
+export let registry: TypeRegistry | null = null;
+export let copy = true;
 /** The message's format version (1 or 2): what its error records may hold. */
-let version = VERSION;
+export let version = VERSION;
 /** For `copy: false`: buffers aliased from the input, by ref index. */
-interface Alias {
+export interface Alias {
   /** Absolute offset of the payload in the input's ArrayBuffer, and its length. */
   offset: number;
   length: number;
   /** A copy, made if the buffer is referenced as a value of its own. */
   copy: ArrayBuffer | null;
 }
-let aliases: Map<number, Alias> | null = null;
+export let aliases: Map<number, Alias> | null = null;
 /** Whether `src` is over a SharedArrayBuffer: -1 until a string needs to know (see decodeUtf8). */
 let sharedInput = -1;
 let active = false;
 
-function fail(code: StructuraErrorCode, message: string, at = pos): never {
+export function fail(code: StructuraErrorCode, message: string, at = pos): never {
   throw new DecodeError(code, message, { offset: at });
 }
 
@@ -157,11 +130,11 @@ function truncated(): never {
   fail("ERR_TRUNCATED", "The input ended in the middle of a value.", end);
 }
 
-function need(n: number): void {
+export function need(n: number): void {
   if (n > end - pos) truncated();
 }
 
-function readVarint(): number {
+export function readVarint(): number {
   if (pos >= end) truncated();
   let b = src[pos++]!;
   if (b < 0x80) return b;
@@ -182,7 +155,7 @@ function readVarint(): number {
 }
 
 /** A count of items that each take at least `each` bytes: checked against what remains. */
-function readCount(each: number): number {
+export function readCount(each: number): number {
   const at = pos;
   const n = readVarint();
   if (n * each > end - pos) fail("ERR_BAD_LENGTH", `A count of ${n} exceeds the bytes that remain.`, at);
@@ -193,6 +166,43 @@ function depthExceeded(): never {
   throw new LimitError("depth", maxDepth, `The input is nested deeper than maxDepth (${maxDepth}).`, {
     offset: pos,
   });
+}
+
+/** The next byte (the caller has checked that it is there). */
+export function takeByte(): number {
+  return src[pos++]!;
+}
+
+/** Moves past `n` bytes (the caller has checked that they are there). */
+export function skip(n: number): void {
+  pos += n;
+}
+
+/** Goes back to `at`, a position already read (a lookahead that did not match). */
+export function seek(at: number): void {
+  pos = at;
+}
+
+/** A container starts: one level deeper, within maxDepth. */
+export function enter(): void {
+  if (++depth > maxDepth) depthExceeded();
+}
+
+export function leave(): void {
+  depth--;
+}
+
+/** For `copy: false`: the buffer numbered `index` aliases the input's bytes. */
+export function addAlias(index: number, alias: Alias): void {
+  if (aliases === null) aliases = new Map();
+  aliases.set(index, alias);
+}
+
+/** Reserves the next reference index for an object built after its contents are read. */
+export function reserve(): number {
+  if (!track) return -1;
+  refs.push(PENDING);
+  return refs.length - 1;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -215,7 +225,7 @@ export function decode(
   }
 }
 
-function stackLimit(): LimitError {
+export function stackLimit(): LimitError {
   return new LimitError("depth", maxDepth, "The input is nested too deeply for the call stack.", {
     offset: pos,
   });
@@ -245,7 +255,8 @@ function decodeFresh(
   if (stream !== null && end > 0 && bytes[0] === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
     if (end < HEADER_SIZE) truncated();
-    const mode = bytes[1]!;
+    const mode = bytes[1]! & ~NO_REFS;
+    track = (bytes[1]! & NO_REFS) === 0;
     if (mode === MODE_RESET) {
       stream.shapes = [];
       stream.bytes = 0;
@@ -267,7 +278,9 @@ function decodeFresh(
       );
     }
     if (end < HEADER_SIZE) truncated();
-    const v = bytes[1]!;
+    // Version 2 and later: the high bit says the message holds no reference (§2).
+    const v = bytes[1]! >= NO_REFS + 2 ? bytes[1]! - NO_REFS : bytes[1]!;
+    track = v === bytes[1];
     if (v < OLDEST_VERSION || v > VERSION) {
       fail(
         "ERR_VERSION",
@@ -288,6 +301,7 @@ function decodeFresh(
     throw typedStackError(error, stackLimit);
   } finally {
     refs = [];
+    track = true;
     shapes = [];
     session = null;
     src = EMPTY;
@@ -304,7 +318,7 @@ const EMPTY = new Uint8Array(0);
  * than a short message costs to decode, and most short messages (small ints, short strings, records of
  * them) never read one.
  */
-function dv(): DataView {
+export function dv(): DataView {
   return view ?? (view = new DataView(src.buffer, src.byteOffset, src.byteLength));
 }
 
@@ -317,6 +331,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     pos,
     end,
     refs,
+    track,
     shapes,
     depth,
     maxDepth,
@@ -336,6 +351,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     pos = saved.pos;
     end = saved.end;
     refs = saved.refs;
+    track = saved.track;
     shapes = saved.shapes;
     depth = saved.depth;
     maxDepth = saved.maxDepth;
@@ -351,7 +367,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
 // Values
 
 /** A value that must be present (not an absent array slot or record field). */
-function readValue(): unknown {
+export function readValue(): unknown {
   const value = readSlot();
   if (value === ABSENT)
     fail("ERR_BAD_VALUE", "An absent-value marker appears outside an array or record.", pos - 1);
@@ -359,7 +375,7 @@ function readValue(): unknown {
 }
 
 /** A value, or ABSENT for a hole. */
-function readSlot(): unknown {
+export function readSlot(): unknown {
   if (pos >= end) truncated();
   const b = src[pos++]!;
   if (b < 0x80) return b;
@@ -437,14 +453,14 @@ function readSlot(): unknown {
       need(4);
       const date = new Date(dv().getUint32(pos, true) * 1000);
       pos += 4;
-      refs.push(date);
+      if (track) refs.push(date);
       return date;
     }
     case DATE: {
       need(8);
       const date = new Date(dv().getFloat64(pos, true));
       pos += 8;
-      refs.push(date);
+      if (track) refs.push(date);
       return date;
     }
     case EXT:
@@ -457,9 +473,16 @@ function readSlot(): unknown {
 function readRef(): unknown {
   const at = pos - 1;
   const index = readVarint();
+  if (!track) fail("ERR_BAD_REFERENCE", "A reference in a message whose header says it has none.", at);
   if (index >= refs.length)
     fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which does not exist.`, at);
   const value = refs[index];
+  if (value === PENDING_RECORD) {
+    // A field of a record refers back to the record: it exists from now on, and its reader fills it.
+    const record = {};
+    refs[index] = record;
+    return record;
+  }
   if (value === PENDING) {
     fail("ERR_BAD_REFERENCE", `Reference to object #${index}, which is still being decoded.`, at);
   }
@@ -508,7 +531,7 @@ function decodeUtf8(from: number, to: number): string {
   return textDecoder.decode(sharedInput === 1 ? src.slice(from, to) : src.subarray(from, to));
 }
 
-function isShared(buffer: ArrayBufferLike): boolean {
+export function isShared(buffer: ArrayBufferLike): boolean {
   try {
     abByteLength.call(buffer);
     return false;
@@ -536,21 +559,21 @@ function readUtf16(): string {
   return out + fromCharCode.apply(null, units);
 }
 
-function readKey(): string {
+export function readKey(): string {
   const at = pos;
   const value = readSlot();
   if (typeof value !== "string") fail("ERR_BAD_VALUE", "A property key is not a string.", at);
   return value;
 }
 
-function readString(): string {
+export function readString(): string {
   return readKey();
 }
 
 // ---------------------------------------------------------------------------------------------------
 // BigInt
 
-function readBigInt(negative: boolean): bigint {
+export function readBigInt(negative: boolean): bigint {
   const at = pos - 1;
   const n = readVarint();
   if (n > end - pos) fail("ERR_BAD_LENGTH", `A BigInt of ${n} bytes exceeds the input.`, at);
@@ -603,7 +626,7 @@ function readArray(withProps: boolean): unknown[] {
 
 function readElements(n: number): unknown[] {
   const array: unknown[] = new Array(n);
-  refs.push(array);
+  if (track) refs.push(array);
   if (++depth > maxDepth) depthExceeded();
   const b = src;
   for (let i = 0; i < n; i++) {
@@ -640,12 +663,12 @@ function readArrayProps(array: unknown[]): void {
   }
 }
 
-function readSparse(): unknown[] {
+export function readSparse(): unknown[] {
   const at = pos;
   const length = readVarint();
   if (length > 0xffffffff) fail("ERR_BAD_LENGTH", `Array length ${length} is out of range.`, at);
   const array: unknown[] = [];
-  refs.push(array);
+  if (track) refs.push(array);
   if (++depth > maxDepth) depthExceeded();
   array.length = length;
   readArrayProps(array);
@@ -656,7 +679,7 @@ function readSparse(): unknown[] {
 function readObject(): object {
   const n = readCount(2);
   const object: Record<string, unknown> = {};
-  refs.push(object);
+  if (track) refs.push(object);
   if (++depth > maxDepth) depthExceeded();
   for (let i = 0; i < n; i++) {
     const key = readKey();
@@ -708,17 +731,29 @@ function readWithShape(shape: Shape): object {
   if (++depth > maxDepth) depthExceeded();
   let read = shape.read;
   if (read === null && shape.compilable && ++shape.uses > COMPILE_AFTER) {
-    read = readerFor(shape, readSlot, ABSENT);
+    read = readerFor(shape, readSlot, ABSENT, PENDING_RECORD, finishRecord);
     shape.read = read;
   }
-  const object = read === null || read === readGeneric ? readFields(shape.keys) : read(refs);
+  const object = read === null || read === readGeneric ? readFields(shape.keys) : read(track ? refs : null);
   depth--;
+  return object;
+}
+
+/** A compiled reader's uncommon record (see read-shapes.ts `RecordFinisher`). */
+function finishRecord(index: number, keys: readonly string[], values: unknown[]): object {
+  const slot = index < 0 ? PENDING_RECORD : refs[index];
+  const object = (slot === PENDING_RECORD ? {} : slot) as Record<string, unknown>;
+  if (index >= 0) refs[index] = object;
+  for (let i = 0; i < keys.length; i++) {
+    const item = values[i];
+    if (item !== ABSENT) setProperty(object, keys[i]!, item);
+  }
   return object;
 }
 
 function readFields(keys: readonly string[]): object {
   const object: Record<string, unknown> = {};
-  refs.push(object);
+  if (track) refs.push(object);
   for (let i = 0; i < keys.length; i++) {
     const item = readSlot();
     if (item !== ABSENT) setProperty(object, keys[i]!, item);
@@ -726,328 +761,7 @@ function readFields(keys: readonly string[]): object {
   return object;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Extensions
-
-function readExtension(): unknown {
-  need(1);
-  const at = pos - 1;
-  const code = src[pos++]!;
-  switch (code) {
-    case X_REGEXP: {
-      const index = reserve();
-      const source = readString();
-      const flags = readString();
-      let re: RegExp;
-      try {
-        re = new RegExp(source, flags);
-      } catch {
-        fail("ERR_BAD_VALUE", "A RegExp has an invalid source or flags.", at);
-      }
-      refs[index] = re;
-      return re;
-    }
-    case X_MAP:
-      return readMap();
-    case X_SET:
-      return readSet();
-    case X_ARRAY_BUFFER:
-    case X_RESIZABLE_BUFFER:
-    case X_SHARED_BUFFER:
-    case X_GROWABLE_SHARED_BUFFER:
-      return readBuffer(code, at);
-    case X_TYPED_ARRAY:
-    case X_DATA_VIEW:
-      return readView(code, at);
-    case X_ERROR:
-      return readError(at);
-    case X_BOOLEAN_FALSE:
-    case X_BOOLEAN_TRUE: {
-      const boxed = Object(code === X_BOOLEAN_TRUE) as object;
-      refs.push(boxed);
-      return boxed;
-    }
-    case X_NUMBER: {
-      need(8);
-      const boxed = Object(dv().getFloat64(pos, true)) as object;
-      pos += 8;
-      refs.push(boxed);
-      return boxed;
-    }
-    case X_STRING: {
-      const index = reserve();
-      const boxed = Object(readString()) as object;
-      refs[index] = boxed;
-      return boxed;
-    }
-    case X_BIGINT: {
-      const index = reserve();
-      need(1);
-      const tag = src[pos++]!;
-      if (tag !== BIGINT_POS && tag !== BIGINT_NEG)
-        fail("ERR_BAD_VALUE", "A boxed BigInt holds no BigInt.", at);
-      const boxed = Object(readBigInt(tag === BIGINT_NEG)) as object;
-      refs[index] = boxed;
-      return boxed;
-    }
-    case X_SPARSE_ARRAY:
-      return readSparse();
-    case X_DOM_EXCEPTION: {
-      const index = reserve();
-      const name = readString();
-      const message = readString();
-      const DOMExceptionCtor = (globalThis as { DOMException?: typeof DOMException }).DOMException;
-      if (DOMExceptionCtor === undefined) fail("ERR_UNKNOWN_TYPE", "This host has no DOMException.", at);
-      const ex = new DOMExceptionCtor(message, name);
-      refs[index] = ex;
-      return ex;
-    }
-    case X_CUSTOM:
-      return readCustom(at);
-    default:
-      fail("ERR_UNKNOWN_TAG", `Unknown extension code 0x${code.toString(16)}.`, at);
-  }
-}
-
-function reserve(): number {
-  refs.push(PENDING);
-  return refs.length - 1;
-}
-
-function readMap(): Map<unknown, unknown> {
-  const n = readCount(2);
-  const map = new Map<unknown, unknown>();
-  refs.push(map);
-  if (++depth > maxDepth) depthExceeded();
-  for (let i = 0; i < n; i++) {
-    const key = readValue();
-    map.set(key, readValue());
-  }
-  depth--;
-  return map;
-}
-
-function readSet(): Set<unknown> {
-  const n = readCount(1);
-  const set = new Set<unknown>();
-  refs.push(set);
-  if (++depth > maxDepth) depthExceeded();
-  for (let i = 0; i < n; i++) set.add(readValue());
-  depth--;
-  return set;
-}
-
-function readBufferHeader(code: number, at: number): BufferHeader {
-  let max = -1;
-  if (code === X_RESIZABLE_BUFFER || code === X_GROWABLE_SHARED_BUFFER) max = readVarint();
-  const length = readVarint();
-  if (max !== -1 && length > max) fail("ERR_BAD_VALUE", "A buffer is longer than its maximum length.", at);
-  need(1);
-  const pad = src[pos++]!;
-  if (pad > 7) fail("ERR_BAD_VALUE", "Buffer padding is longer than 7 bytes.", pos - 1);
-  if (pad + length > end - pos) fail("ERR_BAD_LENGTH", `A buffer of ${length} bytes exceeds the input.`, at);
-  pos += pad;
-  const payload = pos;
-  pos += length;
-  return { code, max, length, payload };
-}
-
-function readBuffer(code: number, at: number): ArrayBuffer | SharedArrayBuffer {
-  const index = reserve();
-  const buffer = makeBuffer(src, readBufferHeader(code, at), at);
-  refs[index] = buffer;
-  return buffer;
-}
-
-function copyAliased(alias: Alias): ArrayBuffer {
+export function copyAliased(alias: Alias): ArrayBuffer {
   const start = alias.offset - src.byteOffset;
   return src.slice(start, start + alias.length).buffer;
-}
-
-interface ViewTarget {
-  buffer: ArrayBufferLike;
-  /** Added to the view's byte offset: where the buffer's bytes start in `buffer`. */
-  delta: number;
-  /** Length of the (logical) buffer. */
-  length: number;
-  /** Set when `buffer` is the input's own buffer (`copy: false`): the payload it aliases. */
-  alias: Alias | null;
-}
-
-/**
- * Whether `copy: false` may alias the input's buffer: only a plain, fixed-length, unshared ArrayBuffer.
- * A view over shared memory would let another thread change the value after decoding (and a typed array
- * over a SharedArrayBuffer is not what was serialized); a resizable input could shrink under the view.
- */
-function inputAliasable(): boolean {
-  const buffer = src.buffer;
-  if (isShared(buffer)) return false;
-  return abResizable === undefined || abResizable.call(buffer) !== true;
-}
-
-/** The buffer of a view: with `copy: false` a plain ArrayBuffer payload is aliased from the input. */
-function readViewBuffer(elementSize: number, byteOffset: number): ViewTarget {
-  const at = pos;
-  if (!copy && pos + 1 < end && src[pos] === EXT && src[pos + 1] === X_ARRAY_BUFFER && inputAliasable()) {
-    const save = pos;
-    pos += 2;
-    const h = readBufferHeader(X_ARRAY_BUFFER, at);
-    const absolute = src.byteOffset + h.payload;
-    if ((absolute + byteOffset) % elementSize === 0) {
-      const index = refs.length;
-      refs.push(src.buffer);
-      if (aliases === null) aliases = new Map();
-      const alias: Alias = { offset: absolute, length: h.length, copy: null };
-      aliases.set(index, alias);
-      return { buffer: src.buffer, delta: absolute, length: h.length, alias };
-    }
-    pos = save;
-  }
-  if (!copy && pos < end && src[pos] === REF && aliases !== null) {
-    const save = pos;
-    pos++;
-    const index = readVarint();
-    const alias = aliases.get(index);
-    if (alias !== undefined) {
-      if ((alias.offset + byteOffset) % elementSize === 0) {
-        return { buffer: src.buffer, delta: alias.offset, length: alias.length, alias };
-      }
-      // Misaligned for this element size (an earlier view of another type aliased the buffer): this
-      // view gets the buffer's copy, as a reference to the buffer as a value of its own does.
-      return { buffer: (alias.copy ??= copyAliased(alias)), delta: 0, length: alias.length, alias: null };
-    }
-    pos = save;
-  }
-  const buffer = readValue();
-  if (!isBuffer(buffer)) fail("ERR_BAD_VALUE", "A view's buffer is not an ArrayBuffer.", at);
-  return { buffer, delta: 0, length: buffer.byteLength, alias: null };
-}
-
-function readView(code: number, at: number): ArrayBufferView {
-  let ctor: TypedArrayConstructor | undefined;
-  let size = 1;
-  if (code === X_TYPED_ARRAY) {
-    need(1);
-    const id = src[pos++]!;
-    if (id >= TYPED_ARRAY_ELEMENT_SIZE.length) fail("ERR_UNKNOWN_TAG", `Unknown typed array type ${id}.`, at);
-    ctor = typedArrayConstructor(id);
-    if (ctor === undefined) fail("ERR_UNKNOWN_TYPE", `This host has no typed array type ${id}.`, at);
-    size = TYPED_ARRAY_ELEMENT_SIZE[id]!;
-  }
-  need(1);
-  const flags = src[pos++]!;
-  if (flags > VIEW_TRACKING) fail("ERR_BAD_VALUE", "Unknown view flags.", pos - 1);
-  const tracking = flags === VIEW_TRACKING;
-  const byteOffset = readVarint();
-  const length = tracking ? 0 : readVarint();
-  const target = readViewBuffer(size, byteOffset);
-  if (
-    byteOffset % size !== 0 ||
-    byteOffset > target.length ||
-    (!tracking && length * size > target.length - byteOffset)
-  ) {
-    fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
-  }
-  if (tracking && target.alias !== null) {
-    // A length-tracking view over the input's buffer would run to the end of that buffer, past this
-    // payload (on a pooled Node Buffer, into other requests' bytes): it tracks the payload's own copy,
-    // the same copy a reference to this buffer as a value of its own gets.
-    const alias = target.alias;
-    target.buffer = alias.copy ??= copyAliased(alias);
-    target.delta = 0;
-  }
-  let out: ArrayBufferView;
-  try {
-    const offset = target.delta + byteOffset;
-    if (ctor === undefined) {
-      out = tracking ? new DataView(target.buffer, offset) : new DataView(target.buffer, offset, length);
-    } else {
-      out = tracking ? new ctor(target.buffer, offset) : new ctor(target.buffer, offset, length);
-    }
-  } catch {
-    fail("ERR_BAD_VALUE", "A view does not fit in its buffer.", at);
-  }
-  refs.push(out);
-  return out;
-}
-
-/**
- * An error record (docs/binary-format.md §8.1). Version 1 records hold what structured clone keeps;
- * version 2 adds the classes AggregateError and SuppressedError, a name, AggregateError's `errors`,
- * SuppressedError's `error`/`suppressed` and own properties. Classes come from a closed list.
- */
-function readError(at: number): Error {
-  need(2);
-  const classId = src[pos++]!;
-  const flags = src[pos++]!;
-  const v1 = version === 1;
-  if (classId >= (v1 ? ERROR_CLASSES_V1 : ERROR_CLASSES.length)) {
-    fail("ERR_BAD_VALUE", `Unknown error class id ${classId}.`, at);
-  }
-  if (flags > (v1 ? ERROR_FLAGS_V1 : ERROR_FLAGS_V2)) fail("ERR_BAD_VALUE", "Unknown error flags.", at);
-  if (
-    (flags & ERROR_ERRORS && classId !== AGGREGATE_ERROR) ||
-    (flags & ERROR_SUPPRESSED && classId !== SUPPRESSED_ERROR)
-  ) {
-    fail("ERR_BAD_VALUE", "Error flags do not fit its class.", at);
-  }
-  const index = reserve();
-  const message = flags & ERROR_MESSAGE ? readString() : undefined;
-  const stack = flags & ERROR_STACK ? readString() : undefined;
-  const error =
-    flags > ERROR_FLAGS_V1 || classId >= ERROR_CLASSES_V1
-      ? buildWholeError(
-          classId,
-          flags & ERROR_NAME ? readString() : undefined,
-          message,
-          stack,
-          (flags & ERROR_CAUSE) !== 0,
-        )
-      : buildError(ERROR_NAMES[classId]!, message, stack);
-  refs[index] = error;
-  if (flags & (ERROR_CAUSE | ERROR_ERRORS | ERROR_SUPPRESSED | ERROR_PROPS)) {
-    if (++depth > maxDepth) depthExceeded();
-    if (flags & ERROR_CAUSE) setErrorCause(error, readValue());
-    if (flags & ERROR_ERRORS) defineHidden(error, "errors", readValue());
-    if (flags & ERROR_SUPPRESSED) {
-      defineHidden(error, "error", readValue());
-      defineHidden(error, "suppressed", readValue());
-    }
-    if (flags & ERROR_PROPS) {
-      const count = readCount(2);
-      for (let i = 0; i < count; i++) {
-        const key = readKey();
-        const item = readSlot();
-        // Defined, never assigned: `__proto__`, `constructor` or `stack` become own properties.
-        if (item !== ABSENT) defineVisible(error, key, item);
-      }
-    }
-    depth--;
-  }
-  return error;
-}
-
-function readCustom(at: number): unknown {
-  const index = reserve();
-  const name = readString();
-  const type: AnyCustomType | undefined = registry?.byName(name);
-  if (type === undefined) fail("ERR_UNKNOWN_TYPE", `Custom type "${name}" is not registered.`, at);
-  if (++depth > maxDepth) depthExceeded();
-  const data = readValue();
-  let value: unknown;
-  try {
-    // Still one level down: a deserialize inside the type's decode continues from this depth.
-    value = decodeCustom(type, data);
-  } catch (error) {
-    if (error instanceof StructuraError) throw error;
-    const typed = typedStackError(error, stackLimit);
-    if (typed !== error) throw typed;
-    throw new DecodeError("ERR_BAD_VALUE", `The custom type "${name}" failed to decode its data.`, {
-      offset: at,
-      cause: error,
-    });
-  }
-  depth--;
-  refs[index] = value;
-  return value;
 }

@@ -12,24 +12,17 @@
  *   values are written by a writer compiled for it (constant-name reads instead of keyed ones);
  * - shared references: one Set `add` per object both finds repeats and numbers the object;
  * - typed-array payloads are copied with `set`, never byte by byte.
+ *
+ * This module holds the writer core (buffer, scalars, strings, records, arrays) and the per-call
+ * state; write-identity.ts numbers the objects (shared references), write-shapes.ts finds record shapes
+ * and compiles their writers, write-payloads.ts writes the other kinds (Map, Set, buffers, errors, ...).
  */
 
-import { DataCloneError, describeValue, LimitError, StructuraError } from "../core/errors.ts";
+import { DataCloneError, LimitError } from "../core/errors.ts";
 import { proxyDetector } from "../core/host.ts";
-import { formatPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
-import { type AnyCustomType, encodeCustom, type TypeRegistry } from "../core/registry.ts";
-import {
-  classifyUnproxied,
-  dateTime,
-  Kind,
-  mapEntryList,
-  readError,
-  readView,
-  regexpParts,
-  setValueList,
-  unbox,
-} from "../core/types.ts";
-import { readWholeError } from "../core/whole-error.ts";
+import { formatPath } from "../core/path.ts";
+import type { TypeRegistry } from "../core/registry.ts";
+import { classifyUnproxied, Kind } from "../core/types.ts";
 import {
   type EncodeSession,
   MODE_EXTEND,
@@ -45,15 +38,6 @@ import {
   ARRAY_PROPS,
   BIGINT_NEG,
   BIGINT_POS,
-  DATE,
-  DATE_SECONDS,
-  ERROR_CAUSE,
-  ERROR_ERRORS,
-  ERROR_MESSAGE,
-  ERROR_NAME,
-  ERROR_PROPS,
-  ERROR_STACK,
-  ERROR_SUPPRESSED,
   EXT,
   FALSE,
   FIXARRAY,
@@ -66,6 +50,7 @@ import {
   INT16,
   INT32,
   MAGIC,
+  NO_REFS,
   NULL,
   OBJECT,
   RECORD,
@@ -81,36 +66,18 @@ import {
   UINT32,
   UNDEFINED,
   VERSION,
-  VIEW_TRACKING,
-  X_ARRAY_BUFFER,
-  X_BIGINT,
-  X_BOOLEAN_FALSE,
-  X_BOOLEAN_TRUE,
-  X_CUSTOM,
-  X_DATA_VIEW,
-  X_DOM_EXCEPTION,
-  X_ERROR,
-  X_GROWABLE_SHARED_BUFFER,
-  X_MAP,
-  X_NUMBER,
-  X_REGEXP,
-  X_RESIZABLE_BUFFER,
-  X_SET,
-  X_SHARED_BUFFER,
   X_SPARSE_ARRAY,
-  X_STRING,
-  X_TYPED_ARRAY,
 } from "./tags.ts";
+import { claim, resetIdentity, restoreIdentity, saveIdentity } from "./write-identity.ts";
 import {
-  abByteLength,
-  abMaxByteLength,
-  abResizable,
-  ERROR_NAME_IDS,
-  isDetached,
-  sabByteLength,
-  sabGrowable,
-  sabMaxByteLength,
+  isPendingCustom,
+  resetCustom,
+  restoreCustom,
+  saveCustom,
+  writeByKind,
+  writeCustom,
 } from "./write-payloads.ts";
+import { annotate, Refusal, refuse } from "./write-refusal.ts";
 import {
   COMPILE_AFTER,
   compileWriter,
@@ -122,27 +89,6 @@ import {
   sameKeys,
   writeFieldsGeneric,
 } from "./write-shapes.ts";
-
-// ---------------------------------------------------------------------------------------------------
-// Refusals
-
-/**
- * A refusal on its way out: not an Error (no stack capture while it unwinds); containers add their key
- * to `segments`, and `serialize` turns it into a DataCloneError with the rendered path.
- */
-class Refusal {
-  readonly segments: PathSegment[] = [];
-  constructor(readonly message: string) {}
-}
-
-function refuse(value: unknown, why = "could not be serialized."): Refusal {
-  return new Refusal(`${describeValue(value)} ${why}`);
-}
-
-function annotate(error: unknown, segment: PathSegment): unknown {
-  if (error instanceof Refusal) error.segments.push(segment);
-  return error;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Writer
@@ -181,7 +127,7 @@ function ensure(n: number): void {
   if (pos + n > safeEnd) grow(n);
 }
 
-function writeVarint(n: number): void {
+export function writeVarint(n: number): void {
   // Callers have ensured SLACK bytes; a varint of a number below 2^53 takes at most 8.
   const t = target;
   while (n >= 0x80) {
@@ -191,92 +137,44 @@ function writeVarint(n: number): void {
   t[pos++] = n;
 }
 
+/** One byte (the caller has room: `room()` or the check at the start of `writeValue`). */
+export function put(byte: number): void {
+  target[pos++] = byte;
+}
+
+export function putUint32(n: number): void {
+  view.setUint32(pos, n, true);
+  pos += 4;
+}
+
+export function putFloat64(n: number): void {
+  view.setFloat64(pos, n, true);
+  pos += 8;
+}
+
+/** Makes room for the next SLACK bytes. */
+export function room(): void {
+  if (pos > safeEnd) grow(SLACK);
+}
+
+/** Zero padding so the payload that follows starts at a multiple of ALIGNMENT. */
+function writePadding(): void {
+  const pad = (ALIGNMENT - ((pos + 1) % ALIGNMENT)) % ALIGNMENT;
+  target[pos++] = pad;
+  for (let i = 0; i < pad; i++) target[pos++] = 0;
+}
+
+export function writeBytes(bytes: Uint8Array): void {
+  ensure(bytes.length + SLACK);
+  writePadding();
+  target.set(bytes, pos);
+  pos += bytes.length;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Per-call state (module-level for speed; saved and restored when serialize is re-entered from a
 // custom type's encode function).
 
-/**
- * The objects written so far, by reference index. Small messages are the common case and a linear scan
- * of a few entries beats hashing, so the first SMALL_MEMO objects live in an array. Past that a Set
- * takes over: its insertion order is the reference order, and one `add` both looks an object up and
- * numbers it (a Map would need a `get` and then a `set` for every new object, the common case). Only
- * the first repeated object then pays for a Map (object -> index), built in one pass, which serves the
- * rest of the message.
- */
-let memoList: (object | undefined)[] = [];
-let seen: Set<object> | null = null;
-let memo: Map<object, number> | null = null;
-const SMALL_MEMO = 24;
-
-/**
- * The reference index of an object already written, or -1 after numbering it as the next object (the
- * caller writes it). Every object is claimed once, when its value starts, before anything else is
- * written: the reference order is the order in which values start (views excepted, see `writeView`).
- */
-function claim(value: object): number {
-  if (memo !== null) {
-    const index = memo.get(value);
-    if (index !== undefined) return index;
-    memo.set(value, nextRef++);
-    return -1;
-  }
-  if (seen !== null) {
-    const size = seen.size;
-    seen.add(value);
-    if (seen.size !== size) {
-      nextRef++;
-      return -1;
-    }
-    return indexFromSeen(value);
-  }
-  // Without the Set, every object so far is in the list (fewer than SMALL_MEMO).
-  const list = memoList;
-  const n = nextRef;
-  for (let i = 0; i < n; i++) if (list[i] === value) return i;
-  remember(value);
-  return -1;
-}
-
-/** Numbers `value` as the next object (it must not have been claimed). */
-function remember(value: object): void {
-  const index = nextRef++;
-  if (memo !== null) memo.set(value, index);
-  else if (seen !== null) seen.add(value);
-  else if (index < SMALL_MEMO) memoList[index] = value;
-  else {
-    const set = new Set<object>();
-    for (let i = 0; i < index; i++) set.add(memoList[i]!);
-    set.add(value);
-    seen = set;
-  }
-}
-
-/** Takes back the number just given to `value` by `claim` (it must be the last object claimed). */
-function unclaim(value: object): void {
-  nextRef--;
-  if (memo !== null) memo.delete(value);
-  else if (seen !== null) seen.delete(value);
-  else memoList[nextRef] = undefined;
-}
-
-/** The first repeat in a large message: number the Set's objects in a Map, which takes over. */
-function indexFromSeen(value: object): number {
-  const map = new Map<object, number>();
-  let i = 0;
-  for (const object of seen!) map.set(object, i++);
-  memo = map;
-  seen = null;
-  return map.get(value)!;
-}
-
-function forget(): void {
-  memo = null;
-  seen = null;
-  const list = memoList;
-  const n = Math.min(nextRef, SMALL_MEMO);
-  for (let i = 0; i < n; i++) list[i] = undefined;
-}
-let nextRef = 0;
 /** The current message's shape epoch: a shape node whose `epoch` equals it is defined in this message
  * (or, for a stream message, in its stream's table) under `node.id`. */
 let epoch = 0;
@@ -287,11 +185,13 @@ let tableBytes = 0;
 let tableFull = false;
 let nextShape = 0;
 let depth = 0;
+/** Whether the message holds a REF; if not, its header says so (docs/binary-format.md §2) and the
+ * decoder skips numbering its objects. */
+let refsWritten = false;
 let maxDepth = 0;
 let registry: TypeRegistry | null = null;
-let pendingCustom: Set<number> | null = null;
 /** Whether errors are written whole (docs/binary-format.md §8.1) or as structured clone keeps them. */
-let wholeErrors = true;
+export let wholeErrors = true;
 let isProxy: ((value: object) => boolean) | null = null;
 let lastShape: ShapeNode | null = null;
 let prevShape: ShapeNode | null = null;
@@ -360,7 +260,6 @@ function encodeFresh(
   maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   wholeErrors = config.wholeErrors !== false;
   isProxy = proxyDetector();
-  nextRef = 0;
   depth = startDepth;
   lastShape = prevShape = null;
   pos = 0;
@@ -386,8 +285,11 @@ function encodeFresh(
     tableBytes = stream.bytes;
   }
   pos = HEADER_SIZE;
+  refsWritten = false;
   try {
     writeValue(value);
+    // `target`, not `t`: the buffer may have grown.
+    if (!refsWritten) target[1] = target[1]! | NO_REFS;
     if (stream !== null) {
       stream.shapes = nextShape;
       stream.bytes = tableBytes;
@@ -401,8 +303,8 @@ function encodeFresh(
     if (stream !== null) stream.epoch = nextEpoch();
     throw convertError(error);
   } finally {
-    forget();
-    pendingCustom = null;
+    resetIdentity();
+    resetCustom();
     registry = null;
     session = null;
     depth = 0;
@@ -434,7 +336,7 @@ function encodeFresh(
   return out;
 }
 
-function stackLimit(): LimitError {
+export function stackLimit(): LimitError {
   return new LimitError("depth", maxDepth, "The value is nested too deeply for the call stack.");
 }
 
@@ -460,16 +362,12 @@ function encodeReentrant(
     pos,
     safeEnd,
     freshSize,
-    memo,
-    seen,
-    memoList,
-    nextRef,
     epoch,
     nextShape,
     depth,
+    refsWritten,
     maxDepth,
     registry,
-    pendingCustom,
     isProxy,
     lastShape,
     prevShape,
@@ -479,17 +377,18 @@ function encodeReentrant(
   safeEnd = -1;
   pos = 0;
   freshSize = INITIAL_SIZE;
-  memo = null;
-  seen = null;
-  memoList = [];
   depth = 0;
   // Shapes defined in the outer message keep their ids: give the inner message its own epoch, and the
   // outer one a fresh epoch afterwards would lose its definitions, so inner shapes use a private tree.
   const restoreShapes = privateShapeTree();
+  const identity = saveIdentity();
+  const custom = saveCustom();
   try {
     return encodeFresh(value, config, saved.depth, saved.maxDepth, false, stream);
   } finally {
     restoreShapes();
+    restoreIdentity(identity);
+    restoreCustom(custom);
     session = saved.session;
     tableBytes = saved.tableBytes;
     tableFull = saved.tableFull;
@@ -498,16 +397,12 @@ function encodeReentrant(
     pos = saved.pos;
     safeEnd = saved.safeEnd;
     freshSize = saved.freshSize;
-    memo = saved.memo;
-    seen = saved.seen;
-    memoList = saved.memoList;
-    nextRef = saved.nextRef;
     epoch = saved.epoch;
     nextShape = saved.nextShape;
     depth = saved.depth;
+    refsWritten = saved.refsWritten;
     maxDepth = saved.maxDepth;
     registry = saved.registry;
-    pendingCustom = saved.pendingCustom;
     wholeErrors = saved.wholeErrors;
     isProxy = saved.isProxy;
     lastShape = saved.lastShape;
@@ -518,7 +413,7 @@ function encodeReentrant(
 // ---------------------------------------------------------------------------------------------------
 // Values
 
-function writeValue(value: unknown): void {
+export function writeValue(value: unknown): void {
   if (pos > safeEnd) grow(SLACK);
   switch (typeof value) {
     case "string":
@@ -598,7 +493,7 @@ function wellFormed(s: string): boolean {
 /** Strings up to this many UTF-16 units go through the inline loop. */
 const INLINE_STRING = 64;
 
-function writeString(s: string): void {
+export function writeString(s: string): void {
   const n = s.length;
   if (n < INLINE_STRING) {
     ensure(n * 3 + 8);
@@ -702,7 +597,7 @@ function writeUtf16(s: string): void {
 
 const BIG_64 = 0xffffffffffffffffn;
 
-function writeBigInt(value: bigint): void {
+export function writeBigInt(value: bigint): void {
   const negative = value < 0n;
   const magnitude = negative ? -value : value;
   target[pos++] = negative ? BIGINT_NEG : BIGINT_POS;
@@ -730,27 +625,37 @@ function writeBigInt(value: bigint): void {
 // Objects
 
 const getPrototypeOf = Object.getPrototypeOf;
-const keysOf = Object.keys;
+export const keysOf = Object.keys;
 const hasOwn = Object.prototype.hasOwnProperty;
 const ObjectProto = Object.prototype;
 const ArrayProto = Array.prototype;
 const isArray = Array.isArray;
 
 function writeRef(index: number): void {
-  if (pendingCustom?.has(index)) {
+  if (isPendingCustom(index)) {
     throw new Refusal(
       "A custom type's data refers back to the custom object itself; such cycles cannot be serialized.",
     );
   }
+  refsWritten = true;
   target[pos++] = REF;
   writeVarint(index);
+}
+
+/** A container starts: one level deeper, within maxDepth. */
+export function enter(): void {
+  if (++depth > maxDepth) depthExceeded();
+}
+
+export function leave(): void {
+  depth--;
 }
 
 function depthExceeded(): never {
   throw new LimitError("depth", maxDepth, `The value is nested deeper than maxDepth (${maxDepth}).`);
 }
 
-function writeObject(value: object): void {
+export function writeObject(value: object): void {
   const ref = claim(value);
   if (ref !== -1) {
     writeRef(ref);
@@ -788,7 +693,7 @@ function writeObject(value: object): void {
   writeByKind(value, classifyUnproxied(value));
 }
 
-function writeRecord(value: object, keys: string[]): void {
+export function writeRecord(value: object, keys: string[]): void {
   const n = keys.length;
   if (n === 0) {
     target[pos++] = OBJECT;
@@ -891,7 +796,7 @@ function writeHole(): void {
 
 /** key/value pairs, for OBJECT and the property lists of arrays. Keys present in `keys` but deleted
  * during the walk are written with a HOLE value. */
-function writeEntries(value: object, keys: readonly string[], n: number): void {
+export function writeEntries(value: object, keys: readonly string[], n: number): void {
   const source = value as Record<string, unknown>;
   let i = 0;
   try {
@@ -920,7 +825,7 @@ function isIndexKey(key: string, length: number): boolean {
   return Number.isInteger(index) && index < length && String(index) === key;
 }
 
-function writeArray(array: unknown[]): void {
+export function writeArray(array: unknown[]): void {
   if (++depth > maxDepth) depthExceeded();
   const n = array.length;
   // Object.keys lists the present indices, then any other own enumerable properties: it tells holes
@@ -998,303 +903,4 @@ function writeSparse(array: unknown[], keys: readonly string[], n: number): void
   writeVarint(n);
   writeVarint(keys.length);
   writeEntries(array, keys, keys.length);
-}
-
-function writeByKind(value: object, kind: Kind): void {
-  const t = target;
-  switch (kind) {
-    case Kind.Object:
-      writeRecord(value, keysOf(value));
-      return;
-    case Kind.Array:
-      writeArray(value as unknown[]);
-      return;
-    case Kind.Date: {
-      const time = dateTime(value);
-      const seconds = time / 1000;
-      if (seconds >>> 0 === seconds && (time !== 0 || 1 / time > 0)) {
-        t[pos++] = DATE_SECONDS;
-        view.setUint32(pos, seconds, true);
-        pos += 4;
-      } else {
-        t[pos++] = DATE;
-        view.setFloat64(pos, time, true);
-        pos += 8;
-      }
-      return;
-    }
-    case Kind.RegExp: {
-      const { source, flags } = regexpParts(value as RegExp);
-      t[pos++] = EXT;
-      t[pos++] = X_REGEXP;
-      writeString(source);
-      if (pos > safeEnd) grow(SLACK);
-      writeString(flags);
-      return;
-    }
-    case Kind.BooleanObject:
-      t[pos++] = EXT;
-      t[pos++] = unbox(kind, value) ? X_BOOLEAN_TRUE : X_BOOLEAN_FALSE;
-      return;
-    case Kind.NumberObject:
-      t[pos++] = EXT;
-      t[pos++] = X_NUMBER;
-      view.setFloat64(pos, unbox(kind, value) as number, true);
-      pos += 8;
-      return;
-    case Kind.StringObject:
-      t[pos++] = EXT;
-      t[pos++] = X_STRING;
-      writeString(unbox(kind, value) as string);
-      return;
-    case Kind.BigIntObject:
-      t[pos++] = EXT;
-      t[pos++] = X_BIGINT;
-      writeBigInt(unbox(kind, value) as bigint);
-      return;
-    case Kind.Map:
-      writeMap(value as Map<unknown, unknown>);
-      return;
-    case Kind.Set:
-      writeSet(value as Set<unknown>);
-      return;
-    case Kind.ArrayBuffer:
-      writeArrayBuffer(value as ArrayBuffer);
-      return;
-    case Kind.SharedArrayBuffer:
-      writeSharedBuffer(value as SharedArrayBuffer);
-      return;
-    case Kind.TypedArray:
-    case Kind.DataView:
-      writeView(value as ArrayBufferView, kind);
-      return;
-    case Kind.Error:
-      writeError(value);
-      return;
-    case Kind.DOMException: {
-      const ex = value as DOMException;
-      t[pos++] = EXT;
-      t[pos++] = X_DOM_EXCEPTION;
-      writeString(ex.name);
-      if (pos > safeEnd) grow(SLACK);
-      writeString(ex.message);
-      return;
-    }
-    case Kind.Blob:
-    case Kind.File:
-      throw refuse(
-        value,
-        "cannot be serialized: its bytes can only be read asynchronously. Register a custom type that converts it (e.g. to an ArrayBuffer read beforehand).",
-      );
-    case Kind.Host:
-      throw refuse(value, "is a host object the binary format cannot hold.");
-    default:
-      throw refuse(value);
-  }
-}
-
-function writeMap(map: Map<unknown, unknown>): void {
-  if (++depth > maxDepth) depthExceeded();
-  // The spec snapshots the entries before serializing any of them.
-  const entries = mapEntryList(map);
-  const n = entries.length;
-  target[pos++] = EXT;
-  target[pos++] = X_MAP;
-  writeVarint(n);
-  for (let i = 0; i < n; i++) {
-    const entry = entries[i]!;
-    try {
-      writeValue(entry[0]);
-    } catch (error) {
-      throw annotate(error, mapEntrySegment(i, "key"));
-    }
-    try {
-      writeValue(entry[1]);
-    } catch (error) {
-      throw annotate(error, mapEntrySegment(i, "value"));
-    }
-  }
-  depth--;
-}
-
-function writeSet(set: Set<unknown>): void {
-  if (++depth > maxDepth) depthExceeded();
-  const values = setValueList(set);
-  const n = values.length;
-  target[pos++] = EXT;
-  target[pos++] = X_SET;
-  writeVarint(n);
-  for (let i = 0; i < n; i++) {
-    try {
-      writeValue(values[i]);
-    } catch (error) {
-      throw annotate(error, setMemberSegment(i));
-    }
-  }
-  depth--;
-}
-
-/** Zero padding so the payload that follows starts at a multiple of ALIGNMENT. */
-function writePadding(): void {
-  const pad = (ALIGNMENT - ((pos + 1) % ALIGNMENT)) % ALIGNMENT;
-  target[pos++] = pad;
-  for (let i = 0; i < pad; i++) target[pos++] = 0;
-}
-
-function writeBytes(bytes: Uint8Array): void {
-  ensure(bytes.length + SLACK);
-  writePadding();
-  target.set(bytes, pos);
-  pos += bytes.length;
-}
-
-function writeArrayBuffer(buffer: ArrayBuffer): void {
-  const byteLength = abByteLength.call(buffer) as number;
-  if (byteLength === 0 && isDetached(buffer)) {
-    throw new Refusal("An ArrayBuffer is detached and could not be serialized.");
-  }
-  target[pos++] = EXT;
-  if (abResizable !== undefined && abResizable.call(buffer) === true) {
-    target[pos++] = X_RESIZABLE_BUFFER;
-    writeVarint(abMaxByteLength!.call(buffer) as number);
-  } else {
-    target[pos++] = X_ARRAY_BUFFER;
-  }
-  writeVarint(byteLength);
-  writeBytes(new Uint8Array(buffer, 0, byteLength));
-}
-
-function writeSharedBuffer(buffer: SharedArrayBuffer): void {
-  // Memory cannot be shared through a byte stream: the bytes are copied and decode as a new
-  // SharedArrayBuffer (growable with the same maximum, if it was growable).
-  const byteLength = sabByteLength!.call(buffer) as number;
-  target[pos++] = EXT;
-  if (sabGrowable !== undefined && sabGrowable.call(buffer) === true) {
-    target[pos++] = X_GROWABLE_SHARED_BUFFER;
-    writeVarint(sabMaxByteLength!.call(buffer) as number);
-  } else target[pos++] = X_SHARED_BUFFER;
-  writeVarint(byteLength);
-  writeBytes(new Uint8Array(buffer, 0, byteLength));
-}
-
-function writeView(view: ArrayBufferView, kind: Kind): void {
-  const parts = readView(view, kind === Kind.DataView);
-  if (parts === null) throw refuse(view, "is detached or out of bounds and could not be serialized.");
-  const { buffer, byteOffset, length, type, tracking } = parts;
-  // The buffer comes inside the view's payload, as a value of its own or a reference; it is numbered
-  // before the view, so the view gives back the number writeObject claimed for it and takes the next.
-  unclaim(view);
-  target[pos++] = EXT;
-  target[pos++] = type >= 0 ? X_TYPED_ARRAY : X_DATA_VIEW;
-  if (type >= 0) target[pos++] = type;
-  target[pos++] = tracking ? VIEW_TRACKING : 0;
-  writeVarint(byteOffset);
-  if (!tracking) writeVarint(length);
-  if (pos > safeEnd) grow(SLACK);
-  writeObject(buffer);
-  remember(view);
-}
-
-function writeError(error: object): void {
-  if (++depth > maxDepth) depthExceeded();
-  if (wholeErrors) {
-    writeWholeError(error);
-    depth--;
-    return;
-  }
-  const parts = readError(error);
-  let flags = 0;
-  if (parts.hasMessage) flags |= ERROR_MESSAGE;
-  if (parts.stack !== undefined) flags |= ERROR_STACK;
-  if (parts.hasCause) flags |= ERROR_CAUSE;
-  target[pos++] = EXT;
-  target[pos++] = X_ERROR;
-  target[pos++] = ERROR_NAME_IDS[parts.name]!;
-  target[pos++] = flags;
-  if (parts.hasMessage) writeString(parts.message!);
-  if (parts.stack !== undefined) {
-    if (pos > safeEnd) grow(SLACK);
-    writeString(parts.stack);
-  }
-  if (parts.hasCause) {
-    try {
-      writeValue(parts.cause);
-    } catch (error) {
-      throw annotate(error, "cause");
-    }
-  }
-  depth--;
-}
-
-/** An error whole (docs/binary-format.md §8.1); the structured-clone form when nothing more is kept. */
-function writeWholeError(error: object): void {
-  const parts = readWholeError(error);
-  let flags = 0;
-  if (parts.hasMessage) flags |= ERROR_MESSAGE;
-  if (parts.stack !== undefined) flags |= ERROR_STACK;
-  if (parts.name !== undefined) flags |= ERROR_NAME;
-  if (parts.hasCause) flags |= ERROR_CAUSE;
-  if (parts.hasErrors) flags |= ERROR_ERRORS;
-  if (parts.hasSuppressed) flags |= ERROR_SUPPRESSED;
-  if (parts.keys.length !== 0) flags |= ERROR_PROPS;
-  target[pos++] = EXT;
-  target[pos++] = X_ERROR;
-  target[pos++] = parts.cls;
-  target[pos++] = flags;
-  if (parts.hasMessage) writeString(parts.message!);
-  if (parts.stack !== undefined) {
-    if (pos > safeEnd) grow(SLACK);
-    writeString(parts.stack);
-  }
-  if (parts.name !== undefined) {
-    if (pos > safeEnd) grow(SLACK);
-    writeString(parts.name);
-  }
-  let at = "cause";
-  try {
-    if (parts.hasCause) writeValue(parts.cause);
-    at = "errors";
-    if (parts.hasErrors) writeValue(parts.errors);
-    at = "error";
-    if (parts.hasSuppressed) {
-      writeValue(parts.error);
-      at = "suppressed";
-      writeValue(parts.suppressed);
-    }
-  } catch (error) {
-    throw annotate(error, at);
-  }
-  if (parts.keys.length !== 0) {
-    if (pos > safeEnd) grow(SLACK);
-    writeVarint(parts.keys.length);
-    writeEntries(error, parts.keys, parts.keys.length);
-  }
-}
-
-function writeCustom(value: object, type: AnyCustomType): void {
-  // writeObject numbered the object just before calling here.
-  const index = nextRef - 1;
-  if (++depth > maxDepth) depthExceeded();
-  let data: unknown;
-  try {
-    data = encodeCustom(type, value);
-  } catch (error) {
-    if (error instanceof Refusal || error instanceof StructuraError || error instanceof DOMException)
-      throw error;
-    const typed = typedStackError(error, stackLimit);
-    if (typed !== error) throw typed;
-    throw new Refusal(`The custom type "${type.name}" failed to encode: ${String(error)}`);
-  }
-  if (pos > safeEnd) grow(SLACK);
-  target[pos++] = EXT;
-  target[pos++] = X_CUSTOM;
-  writeString(type.name);
-  if (pendingCustom === null) pendingCustom = new Set();
-  pendingCustom.add(index);
-  try {
-    writeValue(data);
-  } finally {
-    pendingCustom.delete(index);
-  }
-  depth--;
 }

@@ -21,8 +21,9 @@
 
 import { codegenAvailable, compile } from "../core/host.ts";
 
-/** Reads the fields of one record (pushing the object on `refs` first) and returns it. */
-export type Reader = (refs: unknown[]) => object;
+/** Reads the fields of one record (numbering the object on `refs` first, unless null: a message without
+ * references) and returns it. */
+export type Reader = (refs: unknown[] | null) => object;
 
 export interface Shape {
   readonly keys: readonly string[];
@@ -141,7 +142,13 @@ export const readGeneric: Reader = () => {
  * asked again after another COMPILE_AFTER uses), or readGeneric for good (codegen off or refused, or
  * its compile keeps failing).
  */
-export function readerFor(shape: Shape, readSlot: () => unknown, absent: symbol): Reader | null {
+export function readerFor(
+  shape: Shape,
+  readSlot: () => unknown,
+  absent: symbol,
+  pending: symbol,
+  finish: RecordFinisher,
+): Reader | null {
   const n = shape.keys.length;
   if (!codegenAvailable()) return readGeneric;
   if (compileCredit < n) {
@@ -149,7 +156,7 @@ export function readerFor(shape: Shape, readSlot: () => unknown, absent: symbol)
     return null;
   }
   compileCredit -= n;
-  const reader = compileReader(shape.keys, readSlot, absent);
+  const reader = compileReader(shape.keys, readSlot, absent, pending, finish);
   if (reader !== null) {
     if (shape.compilable) {
       const bytes = READER_BYTES + n * READER_BYTES_PER_KEY;
@@ -166,33 +173,69 @@ export function readerFor(shape: Shape, readSlot: () => unknown, absent: symbol)
   return null;
 }
 
-type ReaderFactory = (readSlot: () => unknown, absent: symbol) => Reader;
+/**
+ * What a compiled reader calls when a record is not the common case: a field was absent (HOLE), or a
+ * field referred back to the record itself, so decode.ts had to hand out the record before its fields
+ * were read (the object at `refs[index]` is no longer the placeholder). Builds the record the generic
+ * way from the values read, in key order, and returns it.
+ */
+export type RecordFinisher = (index: number, keys: readonly string[], values: unknown[]) => object;
+
+type ReaderFactory = (
+  readSlot: () => unknown,
+  absent: symbol,
+  pending: symbol,
+  finish: RecordFinisher,
+  keys: readonly string[],
+) => Reader;
 
 /**
  * Builds, for keys `a`, `b`:
  *
- *   function read(refs) {
- *     var o = { "a": undefined, "b": undefined }, x;
- *     refs.push(o);                      // before the fields: they may refer back to it
- *     x = readSlot(); if (x === absent) delete o["a"]; else o["a"] = x;
- *     x = readSlot(); if (x === absent) delete o["b"]; else o["b"] = x;
+ *   function read(refs) {               // null: the message has no references
+ *     var i = -1;
+ *     if (refs !== null) { i = refs.length; refs.push(pending); }   // numbered before its fields
+ *     var v0 = readSlot(), v1 = readSlot();
+ *     if (v0 === absent || v1 === absent || (i >= 0 && refs[i] !== pending))
+ *       return finish(i, keys, [v0, v1]);
+ *     var o = { "a": v0, "b": v1 };
+ *     if (i >= 0) refs[i] = o;
  *     return o;
  *   }
  *
- * Keys are embedded as JSON string literals, which cannot break out of the string; shapes with a
- * `__proto__` key are never compiled (in a literal it would set the prototype).
+ * The object is made by one literal holding its values (the fields are read first): it gets its final
+ * hidden class at once, with each field's representation known from the start, and nothing is written
+ * twice (an `undefined`-filled literal then assigned field by field costs a store per field and
+ * generalizes field representations). Keys are embedded as JSON string literals, which cannot break out
+ * of the string; shapes with a `__proto__` key are never compiled (in a literal it would set the
+ * prototype).
  */
-function compileReader(keys: readonly string[], readSlot: () => unknown, absent: symbol): Reader | null {
-  const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
-  let body = `return function read(refs){var o={${literal}},x;refs.push(o);`;
-  for (const key of keys) {
-    const k = JSON.stringify(key);
-    body += `x=readSlot();if(x===absent)delete o[${k}];else o[${k}]=x;`;
+function compileReader(
+  keys: readonly string[],
+  readSlot: () => unknown,
+  absent: symbol,
+  pending: symbol,
+  finish: RecordFinisher,
+): Reader | null {
+  const n = keys.length;
+  let reads = "";
+  let checks = "";
+  let list = "";
+  let literal = "";
+  for (let i = 0; i < n; i++) {
+    const sep = i === 0 ? "" : ",";
+    reads += `${sep}v${i}=readSlot()`;
+    checks += `v${i}===absent||`;
+    list += `${sep}v${i}`;
+    literal += `${sep}${JSON.stringify(keys[i])}:v${i}`;
   }
-  body += "return o;}";
+  const body =
+    `return function read(refs){var i=-1;if(refs!==null){i=refs.length;refs.push(pending);}var ${reads};` +
+    `if(${checks}(i>=0&&refs[i]!==pending))return finish(i,keys,[${list}]);` +
+    `var o={${literal}};if(i>=0)refs[i]=o;return o;}`;
   try {
-    const factory = compile<ReaderFactory>(["readSlot", "absent"], body);
-    return factory === null ? null : factory(readSlot, absent);
+    const factory = compile<ReaderFactory>(["readSlot", "absent", "pending", "finish", "keys"], body);
+    return factory === null ? null : factory(readSlot, absent, pending, finish, keys);
   } catch {
     // Building the body or calling the factory overflowed a nearly exhausted stack: a failure too.
     return null;

@@ -10,6 +10,11 @@ export const VERSION = 2;
 /** The oldest version decoders still read (version 1 differs only in its error records: §8.1). */
 export const OLDEST_VERSION = 1;
 export const HEADER_SIZE = 2;
+/**
+ * Set in the header's second byte (version 2, and a stream message's mode) when the message holds no
+ * REF: the decoder need not number its objects (docs/binary-format.md §2).
+ */
+export const NO_REFS = 0x80;
 
 // Ranges that carry their payload in the tag byte itself.
 /** 0x00-0x7f: the unsigned integer 0..127. */

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { deserialize, serialize } from "../../src/binary/index.ts";
+
+// The encoder numbers objects in a list, then in Sets of at most 4,096 objects each (write-identity.ts);
+// the decoder builds compiled records as one literal after reading their fields (read-shapes.ts). These
+// cases sit on the seams of both.
+
+const CHUNK = 4096;
+
+describe("binary identity across the encoder's chunks", () => {
+  it("an object from the first chunk repeated after several chunks is the same object", () => {
+    const shared = { shared: true };
+    const list: unknown[] = [shared];
+    for (let i = 0; i < 3 * CHUNK + 17; i++) list.push({ i });
+    list.push(shared);
+    const out = deserialize<unknown[]>(serialize(list));
+    expect(out[0]).toBe(out[out.length - 1]);
+    expect(out[0]).toEqual({ shared: true });
+    expect(out[5]).toEqual({ i: 4 });
+  });
+
+  it("repeats in every chunk keep their indices (each chunk turned into a Map)", () => {
+    const objects = Array.from({ length: 3 * CHUNK }, (_, i) => ({ i }));
+    const list: unknown[] = [...objects];
+    for (let i = 0; i < objects.length; i += 997) list.push(objects[i]);
+    const out = deserialize<{ i: number }[]>(serialize(list));
+    for (let k = objects.length, i = 0; k < out.length; k++, i += 997) {
+      expect(out[k]).toBe(out[i]);
+      expect(out[k]!.i).toBe(i);
+    }
+  });
+
+  it("a view whose number falls on a chunk boundary keeps its buffer and its identity", () => {
+    // The list is object #0: views at every offset around the boundary, each numbered after its
+    // buffer (the encoder takes the view's number back and gives it again after the buffer's).
+    for (let pad = CHUNK - 4; pad <= CHUNK + 2; pad++) {
+      const buffer = new ArrayBuffer(8);
+      const view = new Uint8Array(buffer, 2, 4);
+      const list: unknown[] = [];
+      for (let i = 0; i < pad; i++) list.push({ i });
+      list.push(view, buffer, view);
+      const out = deserialize<unknown[]>(serialize(list));
+      const v = out[pad] as Uint8Array;
+      expect(v).toBeInstanceOf(Uint8Array);
+      expect(v.byteOffset).toBe(2);
+      expect(out[pad + 1]).toBe(v.buffer);
+      expect(out[pad + 2]).toBe(v);
+      expect(out[pad - 1]).toEqual({ i: pad - 1 });
+    }
+  });
+
+  it("a cycle through a large message", () => {
+    const root: { items: unknown[]; self?: unknown } = { items: [] };
+    for (let i = 0; i < 2 * CHUNK; i++) root.items.push({ parent: root, i });
+    root.self = root;
+    const out = deserialize<typeof root>(serialize(root));
+    expect(out.self).toBe(out);
+    expect((out.items[CHUNK + 3] as { parent: unknown }).parent).toBe(out);
+  });
+});
+
+describe("binary compiled records", () => {
+  it("a record whose field refers back to it, after its shape's reader is compiled", () => {
+    const list = Array.from({ length: 20 }, (_, i) => {
+      const node: { id: number; self: unknown; tag: string } = { id: i, self: null, tag: `n${i}` };
+      if (i % 3 === 0) node.self = node;
+      return node;
+    });
+    for (let round = 0; round < 3; round++) {
+      const out = deserialize<typeof list>(serialize(list));
+      out.forEach((node, i) => {
+        expect(Object.keys(node)).toEqual(["id", "self", "tag"]);
+        expect(node.id).toBe(i);
+        expect(node.tag).toBe(`n${i}`);
+        if (i % 3 === 0) expect(node.self).toBe(node);
+        else expect(node.self).toBe(null);
+      });
+    }
+  });
+
+  it("a record with a field deleted during the walk, after its shape's reader is compiled", () => {
+    for (let round = 0; round < 3; round++) {
+      const list: Record<string, unknown>[] = [];
+      for (let i = 0; i < 10; i++) list.push({ a: i, b: `x${i}`, c: true });
+      const victim = list[7]!;
+      // A getter on an earlier record deletes a later record's key while the encoder walks.
+      Object.defineProperty(list[6], "c", {
+        enumerable: true,
+        get() {
+          delete victim.b;
+          return true;
+        },
+      });
+      const out = deserialize<Record<string, unknown>[]>(serialize(list));
+      expect(out[7]).toEqual({ a: 7, c: true });
+      expect(Object.keys(out[7]!)).toEqual(["a", "c"]);
+      expect(out[8]).toEqual({ a: 8, b: "x8", c: true });
+    }
+  });
+
+  it("records referring to each other, parents and children of one shape", () => {
+    type Node = { name: string; other: Node | null; kids: Node[] };
+    for (let round = 0; round < 4; round++) {
+      const a: Node = { name: "a", other: null, kids: [] };
+      const b: Node = { name: "b", other: a, kids: [] };
+      a.other = b;
+      a.kids.push(b, a);
+      const out = deserialize<Node[]>(serialize([a, b, a]));
+      expect(out[0]).toBe(out[2]);
+      expect(out[0]!.other).toBe(out[1]);
+      expect(out[1]!.other).toBe(out[0]);
+      expect(out[0]!.kids[1]).toBe(out[0]);
+      expect(Object.keys(out[0]!)).toEqual(["name", "other", "kids"]);
+    }
+  });
+});
+
+describe("binary header flag: no references", () => {
+  it("a message without a REF says so in its header, one with a REF does not", () => {
+    expect(serialize([{ a: 1 }, { a: 2 }])[1]).toBe(0x82);
+    const shared = { a: 1 };
+    expect(serialize([shared, shared])[1]).toBe(0x02);
+    // A view's buffer written inline is no REF; the same buffer twice is.
+    const buffer = new ArrayBuffer(4);
+    expect(serialize(new Uint8Array(buffer))[1]).toBe(0x82);
+    expect(serialize([new Uint8Array(buffer), buffer])[1]).toBe(0x02);
+  });
+
+  it("a REF in a message flagged as having none is a typed error", () => {
+    const bytes = serialize([{ a: 1 }, { a: 1 }]);
+    // [ {a:1}, REF 1 ] with the flag set: b5 82 e2 ...
+    const shared = { a: 1 };
+    const withRef = serialize([shared, shared]);
+    const forged = withRef.slice();
+    forged[1] = 0x82;
+    expect(() => deserialize(forged)).toThrow(expect.objectContaining({ code: "ERR_BAD_REFERENCE" }));
+    expect(deserialize(bytes)).toEqual([{ a: 1 }, { a: 1 }]);
+  });
+
+  it("the flag on a version 1 message is an unknown version", () => {
+    const bytes = serialize([1]);
+    bytes[1] = 0x81;
+    expect(() => deserialize(bytes)).toThrow(expect.objectContaining({ code: "ERR_VERSION" }));
+  });
+});
