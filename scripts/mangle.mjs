@@ -1,5 +1,5 @@
 // Which property names the build may shorten (esbuild `mangleProps`), found by the TypeScript checker
-// over src/ on every build, and the short name each gets.
+// over src/ (cached by a digest of the inputs in node_modules/.cache), and the short name each gets.
 //
 // A consumer's minifier renames local variables but never properties: `this.nextDeferred`,
 // `shape.compileAt` or `r.fail(...)` reach every browser bundle at full length. Renaming them is safe
@@ -22,9 +22,16 @@
 // the ESM and the CommonJS builds agree (a worker loaded as CommonJS talks to an ESM main thread), and
 // never equal a property name src/ or the typings use. `node scripts/mangle.mjs` lists the mapping.
 
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
+
+// Loaded on the first checker pass only: a build whose mapping is cached never pays for it.
+const require = createRequire(import.meta.url);
+/** @type {typeof import("typescript")} */
+let ts;
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const srcDir = `${path.join(root, "src")}${path.sep}`;
@@ -92,6 +99,7 @@ function wordsNamedIn(text) {
  * Returns { names: Map<name, count>, used: Set<every property name seen anywhere> }.
  */
 export function safeNames() {
+  ts ??= require("typescript");
   const prog = program();
   const checker = prog.getTypeChecker();
   const declared = new Map(); // name -> count of src sites
@@ -373,7 +381,71 @@ function* shortNames(avoid) {
  * The esbuild options: `mangleProps` (exactly the safe names) and a `mangleCache` fixing each one's
  * short name, the same in every build.
  */
+/**
+ * A digest of everything the mapping depends on: every file under src/, tsconfig.json, this script
+ * and the TypeScript version (its lib typings decide rule 3). Same digest, same mapping.
+ */
+function inputsDigest() {
+  const hash = createHash("sha256");
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files.push(full);
+    }
+  };
+  walk(srcDir);
+  files.sort();
+  files.push(path.join(root, "tsconfig.json"), fileURLToPath(import.meta.url));
+  for (const file of files) {
+    hash.update(path.relative(root, file));
+    hash.update("\0");
+    hash.update(readFileSync(file));
+    hash.update("\0");
+  }
+  hash.update(readFileSync(require.resolve("typescript/package.json")));
+  return hash.digest("hex").slice(0, 32);
+}
+
+const cacheDir = path.join(root, "node_modules", ".cache", "structura-mangle");
+
+/**
+ * The mapping, from node_modules/.cache when the inputs are unchanged: the checker pass costs 5–30 s
+ * a build. A fresh checkout (no cache) computes it, so CI always checks the rules; `MANGLE_CACHE=0`
+ * forces that here too.
+ */
 export function mangleOptions() {
+  const digest = inputsDigest();
+  const file = path.join(cacheDir, `${digest}.json`);
+  if (process.env.MANGLE_CACHE !== "0") {
+    try {
+      const saved = JSON.parse(readFileSync(file, "utf8"));
+      return {
+        mangleProps: new RegExp(saved.mangleProps),
+        mangleCache: saved.mangleCache,
+        mangleQuoted: false,
+      };
+    } catch {
+      // absent or unreadable: compute it
+    }
+  }
+  const options = computeMangleOptions();
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    // keep one mapping: the cache is a build artefact, not a history
+    for (const old of readdirSync(cacheDir)) rmSync(path.join(cacheDir, old), { force: true });
+    writeFileSync(
+      file,
+      JSON.stringify({ mangleProps: options.mangleProps.source, mangleCache: options.mangleCache }),
+    );
+  } catch {
+    // a read-only node_modules only costs the next build the checker pass
+  }
+  return options;
+}
+
+function computeMangleOptions() {
   const { names, used } = safeNames();
   const ordered = [...names].sort(
     (a, b) => b[1] * b[0].length - a[1] * a[0].length || (a[0] < b[0] ? -1 : 1),
