@@ -159,7 +159,7 @@ for (let i = 0; i < runs; i++) {
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const devalueRead = median(samples["devalue read"]);
 console.log(
-  "\ntext        MB (UTF-8)   gzip MB   JSON.parse cpu ms   whole read cpu ms   devalue read / read",
+  "\ntext       MiB (UTF-8)  gzip MiB   JSON.parse cpu ms   whole read cpu ms   devalue read / read",
 );
 for (const name of Object.keys(written)) {
   const bytes = Buffer.byteLength(written[name]);
