@@ -22,8 +22,13 @@ function summarise(profile, top) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
   let total = 0;
+  // timeDeltas[i] is the time *before* sample i (timeDeltas[0] runs from the profiler's start, which
+  // includes setting it up), so sample i stands for the interval up to the next sample, as DevTools
+  // counts it; the last sample for the interval up to endTime.
+  let at = profile.startTime;
+  const times = profile.timeDeltas.map((d) => (at += d));
   for (let i = 0; i < profile.samples.length; i++) {
-    const dt = profile.timeDeltas[i] ?? 0;
+    const dt = (i + 1 < times.length ? times[i + 1] : profile.endTime) - times[i];
     total += dt;
     self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
   }
