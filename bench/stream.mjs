@@ -55,6 +55,28 @@ const stream = await loadBuilt(
 const quick = process.env.BENCH_QUICK === "1";
 const ROUNDS = quick ? 1 : Number(process.env.BENCH_ROUNDS) || 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
+/**
+ * What the in-process consumer does with the values: `collect` (default) keeps every decoded value until
+ * the run ends, as a consumer that gathers them all; `each` (BENCH_CONSUME=each) looks at each value
+ * and lets it go, as a consumer that handles values as they arrive. Collecting 100,000 records or a
+ * million small objects makes V8 promote the whole decoded graph to its old generation during the run:
+ * that GC work is the same for every implementation and is most of the time of the `[100 objects]` case,
+ * and it is what varies most between runs on a shared machine.
+ */
+const CONSUME = process.env.BENCH_CONSUME === "each" ? "each" : "collect";
+
+/** The values a run delivered: their count, the first and the last (and all of them when collecting). */
+class Sink {
+  n = 0;
+  first = undefined;
+  last = undefined;
+  all = CONSUME === "collect" ? [] : null;
+  push(value) {
+    if (this.n++ === 0) this.first = value;
+    this.last = value;
+    if (this.all !== null) this.all.push(value);
+  }
+}
 
 /** Small records as an RPC or log stream carries them: one shape, a Date, a nested object, an array. */
 function records(n) {
@@ -120,7 +142,7 @@ function webBatches(values) {
 }
 
 async function drainBatches(readable) {
-  const out = [];
+  const out = new Sink();
   const reader = readable.getReader();
   for (;;) {
     const { done, value } = await reader.read();
@@ -130,7 +152,7 @@ async function drainBatches(readable) {
 }
 
 async function drainWeb(readable) {
-  const out = [];
+  const out = new Sink();
   const reader = readable.getReader();
   for (;;) {
     const { done, value } = await reader.read();
@@ -140,7 +162,7 @@ async function drainWeb(readable) {
 }
 
 async function drainNode(readable) {
-  const out = [];
+  const out = new Sink();
   for await (const value of readable) out.push(value);
   return out;
 }
@@ -178,7 +200,7 @@ function ndjsonDecode() {
 function structuraFrames(values) {
   const encoder = stream.createEncoder();
   const decoder = stream.createDecoder();
-  const out = [];
+  const out = new Sink();
   let parts = [];
   let bytes = 0;
   const flush = () => {
@@ -234,7 +256,7 @@ function inProcess(c) {
       name: "structura encodeFrames → Readable → decodeFrames",
       label: "iterables",
       run: async () => {
-        const out = [];
+        const out = new Sink();
         for await (const value of stream.decodeFrames(Readable.from(stream.encodeFrames(c.values))))
           out.push(value);
         return out;
@@ -342,10 +364,13 @@ function betweenProcesses(c) {
 
 // ---------------------------------------------------------------------------------------------------
 
+/** `out`: a Sink (in process) or an array (between processes). */
 function checked(out, want) {
-  if (out.length !== want.length) return `${out.length} values instead of ${want.length}`;
-  if (!isDeepStrictEqual(out[0], want[0]) || !isDeepStrictEqual(out.at(-1), want.at(-1)))
-    return "wrong values";
+  const n = out instanceof Sink ? out.n : out.length;
+  const first = out instanceof Sink ? out.first : out[0];
+  const last = out instanceof Sink ? out.last : out.at(-1);
+  if (n !== want.length) return `${n} values instead of ${want.length}`;
+  if (!isDeepStrictEqual(first, want[0]) || !isDeepStrictEqual(last, want.at(-1))) return "wrong values";
   return true;
 }
 
@@ -409,6 +434,9 @@ console.log(
   `runtime:  ${isBun ? "bun" : "node"} ${runtime.version} · cpu: ${machine.cpu} × ${machine.cores}`,
 );
 console.log(`rounds:   ${ROUNDS} per implementation, interleaved and rotated; times include GC`);
+console.log(
+  `consumer: ${CONSUME === "collect" ? "collects every decoded value (BENCH_CONSUME=each: handles each and lets it go)" : "handles each decoded value and lets it go (BENCH_CONSUME=each)"}`,
+);
 console.log(
   `load:     ${loadavg()
     .map((l) => l.toFixed(2))
