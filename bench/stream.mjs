@@ -4,6 +4,8 @@
 //   npm run build && node --expose-gc bench/stream.mjs      (or: npm run bench -- stream)
 //   BENCH_QUICK=1 node --expose-gc bench/stream.mjs          smoke test (fewer values, one round)
 //   BENCH_FILTER=process node --expose-gc bench/stream.mjs   only the process-to-process cases
+//   BENCH_ROUNDS=7                                           rounds per implementation (default 5)
+//   BENCH_CONSUME=each                                       in process: let each value go (default: collect)
 //
 // In process, each implementation carries every value of a case from an encoder to a decoder through
 // the stream classes it offers, and the figure is the time for all of them (GC included). The "floor"
