@@ -4,6 +4,8 @@
 //   npm run build && node --expose-gc bench/stream.mjs      (or: npm run bench -- stream)
 //   BENCH_QUICK=1 node --expose-gc bench/stream.mjs          smoke test (fewer values, one round)
 //   BENCH_FILTER=process node --expose-gc bench/stream.mjs   only the process-to-process cases
+//   BENCH_ROUNDS=7                                           rounds per implementation (default 5)
+//   BENCH_CONSUME=each                                       in process: let each value go (default: collect)
 //
 // In process, each implementation carries every value of a case from an encoder to a decoder through
 // the stream classes it offers, and the figure is the time for all of them (GC included). The "floor"
@@ -12,12 +14,16 @@
 // is what the WHATWG plumbing alone costs per value in this runtime, under any codec that takes and
 // gives a value per chunk. Between processes, a Node parent sends every value to a Node child, which
 // sends each back; the figure is the time until the last echo arrived. Each implementation runs in
-// interleaved rounds (A B C, A B C, ...); the table shows the mean and the median over the rounds,
-// ratios are the peer's mean over structura's.
+// interleaved rounds (A B C, then B C A, then C A B, ...: no implementation always follows the same
+// one), after a forced GC so that each round starts from the same heap; the GC a round causes is in
+// its time. The table shows the median and the mean over the rounds (wall clock) and, in process, the
+// median CPU time of the process (process.cpuUsage: user + system, GC helper threads included), which a
+// busy machine distorts less than the wall clock. Targets are judged on medians, means beside them.
 // A result is checked once (count and first/last value) before it is timed.
 
 import { fork, spawn } from "node:child_process";
 import { once } from "node:events";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -51,6 +57,28 @@ const stream = await loadBuilt(
 const quick = process.env.BENCH_QUICK === "1";
 const ROUNDS = quick ? 1 : Number(process.env.BENCH_ROUNDS) || 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
+/**
+ * What the in-process consumer does with the values: `collect` (default) keeps every decoded value until
+ * the run ends, as a consumer that gathers them all; `each` (BENCH_CONSUME=each) looks at each value
+ * and lets it go, as a consumer that handles values as they arrive. Collecting 100,000 records or a
+ * million small objects makes V8 promote the whole decoded graph to its old generation during the run:
+ * that GC work is the same for every implementation and is most of the time of the `[100 objects]` case,
+ * and it is what varies most between runs on a shared machine.
+ */
+const CONSUME = process.env.BENCH_CONSUME === "each" ? "each" : "collect";
+
+/** The values a run delivered: their count, the first and the last (and all of them when collecting). */
+class Sink {
+  n = 0;
+  first = undefined;
+  last = undefined;
+  all = CONSUME === "collect" ? [] : null;
+  push(value) {
+    if (this.n++ === 0) this.first = value;
+    this.last = value;
+    if (this.all !== null) this.all.push(value);
+  }
+}
 
 /** Small records as an RPC or log stream carries them: one shape, a Date, a nested object, an array. */
 function records(n) {
@@ -116,7 +144,7 @@ function webBatches(values) {
 }
 
 async function drainBatches(readable) {
-  const out = [];
+  const out = new Sink();
   const reader = readable.getReader();
   for (;;) {
     const { done, value } = await reader.read();
@@ -126,7 +154,7 @@ async function drainBatches(readable) {
 }
 
 async function drainWeb(readable) {
-  const out = [];
+  const out = new Sink();
   const reader = readable.getReader();
   for (;;) {
     const { done, value } = await reader.read();
@@ -136,7 +164,7 @@ async function drainWeb(readable) {
 }
 
 async function drainNode(readable) {
-  const out = [];
+  const out = new Sink();
   for await (const value of readable) out.push(value);
   return out;
 }
@@ -174,7 +202,7 @@ function ndjsonDecode() {
 function structuraFrames(values) {
   const encoder = stream.createEncoder();
   const decoder = stream.createDecoder();
-  const out = [];
+  const out = new Sink();
   let parts = [];
   let bytes = 0;
   const flush = () => {
@@ -230,7 +258,7 @@ function inProcess(c) {
       name: "structura encodeFrames → Readable → decodeFrames",
       label: "iterables",
       run: async () => {
-        const out = [];
+        const out = new Sink();
         for await (const value of stream.decodeFrames(Readable.from(stream.encodeFrames(c.values))))
           out.push(value);
         return out;
@@ -338,10 +366,13 @@ function betweenProcesses(c) {
 
 // ---------------------------------------------------------------------------------------------------
 
+/** `out`: a Sink (in process) or an array (between processes). */
 function checked(out, want) {
-  if (out.length !== want.length) return `${out.length} values instead of ${want.length}`;
-  if (!isDeepStrictEqual(out[0], want[0]) || !isDeepStrictEqual(out.at(-1), want.at(-1)))
-    return "wrong values";
+  const n = out instanceof Sink ? out.n : out.length;
+  const first = out instanceof Sink ? out.first : out[0];
+  const last = out instanceof Sink ? out.last : out.at(-1);
+  if (n !== want.length) return `${n} values instead of ${want.length}`;
+  if (!isDeepStrictEqual(first, want[0]) || !isDeepStrictEqual(last, want.at(-1))) return "wrong values";
   return true;
 }
 
@@ -353,30 +384,50 @@ async function measure(name, impls) {
     try {
       const verdict = checked(await impl.run(), impl.want);
       if (verdict !== true) console.log(`  ${impl.name}: n/a (${verdict})`);
-      else live.push({ ...impl, times: [] });
+      else live.push({ ...impl, times: [], cpu: [] });
     } catch (error) {
       console.log(`  ${impl.name}: n/a (${error?.message ?? error})`);
     }
   }
+  const inProcess = name.startsWith("in process");
   for (let round = 0; round < ROUNDS; round++) {
-    for (const impl of live) {
+    // Rotate the order each round: whatever one implementation leaves behind (heap, caches, a busy
+    // neighbour process) does not always land on the same next one.
+    for (let k = 0; k < live.length; k++) {
+      const impl = live[(round + k) % live.length];
       globalThis.gc?.();
+      const cpu = process.cpuUsage();
       const started = performance.now();
       await impl.run();
       impl.times.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      impl.cpu.push((used.user + used.system) / 1000);
     }
   }
-  const mean = (t) => t.reduce((a, b) => a + b, 0) / t.length;
-  const median = (t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)];
   const base = live.find((i) => i.label === "structura");
   for (const impl of live) {
     const m = mean(impl.times);
-    const ratio = base ? formatRatio(m / mean(base.times)) : "";
+    const med = median(impl.times);
+    const cpu = median(impl.cpu);
+    const ratio = base
+      ? `${formatRatio(med / median(base.times))} (means ${formatRatio(m / mean(base.times))}${inProcess ? `, CPU ${formatRatio(cpu / median(base.cpu))}` : ""})`
+      : "";
     console.log(
-      `  ${impl.name.padEnd(56)} mean ${formatTime(m * 1e6).padStart(9)}  median ${formatTime(median(impl.times) * 1e6).padStart(9)}  ${impl === base ? "(baseline)" : `${ratio} structura's time`}`,
+      `  ${impl.name.padEnd(56)} median ${formatTime(med * 1e6).padStart(9)}  mean ${formatTime(m * 1e6).padStart(9)}${inProcess ? `  CPU ${formatTime(cpu * 1e6).padStart(9)}` : ""}  ${impl === base ? "(baseline)" : `${ratio} structura's time`}`,
     );
-    results.push({ case: name, impl: impl.label, meanMs: m, medianMs: median(impl.times) });
+    results.push({ case: name, impl: impl.label, meanMs: m, medianMs: med, cpuMs: cpu });
   }
+}
+
+function mean(t) {
+  return t.reduce((a, b) => a + b, 0) / t.length;
+}
+
+/** The median (the mean of the middle two for an even count). */
+function median(t) {
+  const sorted = [...t].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const results = [];
@@ -384,13 +435,21 @@ console.log("structura · stream benchmark");
 console.log(
   `runtime:  ${isBun ? "bun" : "node"} ${runtime.version} · cpu: ${machine.cpu} × ${machine.cores}`,
 );
-console.log(`rounds:   ${ROUNDS} per implementation, interleaved; means include GC`);
+console.log(`rounds:   ${ROUNDS} per implementation, interleaved and rotated; times include GC`);
+console.log(
+  `consumer: ${CONSUME === "collect" ? "collects every decoded value (BENCH_CONSUME=each: handles each and lets it go)" : "handles each decoded value and lets it go (BENCH_CONSUME=each)"}`,
+);
+console.log(
+  `load:     ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")} (1, 5, 15 min)`,
+);
 for (const c of cases) await measure(`in process: ${c.name}`, inProcess(c));
 if (!isBun) for (const c of cases) await measure(`process to process: ${c.name}`, betweenProcesses(c));
 
-// Targets (issue: Node, in process ≥ 1.5× NDJSON and ≥ msgpackr's stream classes; ≥ 2× advanced IPC).
-console.log("\ntargets (means):");
-const get = (c, impl) => results.find((r) => r.case === c && r.impl === impl)?.meanMs;
+// Targets (issue: Node, medians; in process ≥ 1.5× NDJSON and ≥ msgpackr's stream classes; ≥ 2× advanced IPC).
+console.log(`\ntargets (medians; means beside):`);
+const find = (c, impl) => results.find((r) => r.case === c && r.impl === impl);
 for (const c of cases) {
   const lines = [
     [`in process: ${c.name}`, "ndjson", 1.5],
@@ -398,10 +457,19 @@ for (const c of cases) {
     [`process to process: ${c.name}`, "advanced", 2],
   ];
   for (const [name, peer, want] of lines) {
-    const s = get(name, "structura");
-    const p = get(name, peer);
+    const s = find(name, "structura");
+    const p = find(name, peer);
     if (s === undefined || p === undefined) continue;
-    const r = p / s;
-    console.log(`  ${r >= want ? "PASS" : "MISS"} ${name}: ${r.toFixed(2)}× ${peer} (target ≥ ${want}×)`);
+    const r = p.medianMs / s.medianMs;
+    const cpu =
+      s.cpuMs > 0 && name.startsWith("in process") ? `, CPU ${(p.cpuMs / s.cpuMs).toFixed(2)}×` : "";
+    console.log(
+      `  ${r >= want ? "PASS" : "MISS"} ${name}: ${r.toFixed(2)}× ${peer} (means ${(p.meanMs / s.meanMs).toFixed(2)}×${cpu}; target ≥ ${want}×)`,
+    );
   }
 }
+console.log(
+  `load at the end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);

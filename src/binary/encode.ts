@@ -84,6 +84,7 @@ import {
   lookupShape,
   MAX_COMPILED_KEYS,
   MAX_SHAPE_KEYS,
+  ownKeysAre,
   privateShapeTree,
   type ShapeNode,
   sameKeys,
@@ -673,6 +674,20 @@ export function writeObject(value: object): void {
   if (isProxy?.(value)) throw refuse(value);
   const proto = getPrototypeOf(value);
   if (proto === ObjectProto) {
+    // Most records repeat the shape just written (a list of them) or the one before (a record and its
+    // nested record, in turn): compare the own keys with those in place, without allocating a key list.
+    const last = lastShape;
+    if (last?.named && ownKeysAre(value, last.keys!)) {
+      writeShaped(value, last);
+      return;
+    }
+    const prev = prevShape;
+    if (prev?.named && ownKeysAre(value, prev.keys!)) {
+      prevShape = last;
+      lastShape = prev;
+      writeShaped(value, prev);
+      return;
+    }
     const keys = keysOf(value);
     if (keys.length === 0 || isDigit(keys[0]!.charCodeAt(0))) {
       // Objects with internal slots but an ordinary prototype (a Date or an array whose prototype was
@@ -715,6 +730,15 @@ export function writeRecord(value: object, keys: string[]): void {
     prevShape = lastShape;
     lastShape = shape;
   }
+  depth--;
+  writeShaped(value, shape);
+}
+
+/** A record of a known shape (one with keys, at most MAX_SHAPE_KEYS of them). */
+function writeShaped(value: object, shape: ShapeNode): void {
+  if (++depth > maxDepth) depthExceeded();
+  const keys = shape.keys!;
+  const n = keys.length;
   if (shape.epoch !== epoch) {
     if (session !== null && !tableHas(shape)) {
       // The stream's table is full: this record goes as a plain object (the next message resets).

@@ -17,6 +17,9 @@ export class ShapeNode {
   next: Map<string, ShapeNode> | null = null;
   /** Set on the node where a key list ends. */
   keys: readonly string[] | null = null;
+  /** Its keys are set and the first is not an index key (digit): a record of it is never taken for an
+   * object with internal slots, so encode.ts may match it without the full check. */
+  named = false;
   /** The message (epoch) in which this shape was last defined, and its id there. */
   epoch = 0;
   id = 0;
@@ -34,6 +37,7 @@ export const MAX_SHAPE_KEYS = 256;
 const MAX_NODES = 32768;
 let root = new ShapeNode();
 let nodeCount = 0;
+const hasOwn = Object.prototype.hasOwnProperty;
 
 export function lookupShape(keys: readonly string[]): ShapeNode {
   let node = root;
@@ -53,15 +57,36 @@ export function lookupShape(keys: readonly string[]): ShapeNode {
     }
     node = child;
   }
-  if (node.keys === null) node.keys = keys;
+  if (node.keys === null) {
+    node.keys = keys;
+    const first = keys.length > 0 ? keys[0]!.charCodeAt(0) : 48;
+    node.named = first < 48 || first > 57;
+  }
   return node;
 }
 
 export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
   const n = a.length;
   if (n !== b.length) return false;
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * True when the own enumerable string keys of `value` (whose prototype is Object.prototype) are exactly
+ * `keys`, in order: what `Object.keys(value)` would list, found without allocating it. for-in lists the
+ * own keys in that same order, then the enumerable keys of the prototype chain: a key past `keys`, or a
+ * last key that is not own, means the lists differ (a key of a polluted Object.prototype included).
+ */
+export function ownKeysAre(value: object, keys: readonly string[]): boolean {
+  const n = keys.length;
+  let i = 0;
+  for (const key in value) {
+    if (i === n || key !== keys[i]) return false;
+    i++;
+  }
+  return i === n && hasOwn.call(value, keys[n - 1]!);
 }
 
 /**

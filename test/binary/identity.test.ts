@@ -115,6 +115,54 @@ describe("binary compiled records", () => {
   });
 });
 
+// The encoder matches a record against the shape it just wrote (or the one before) by walking its keys
+// with for-in instead of listing them (encode.ts `ownKeysAre`): for-in also lists a polluted prototype's
+// keys, and keys in another order or fewer keys must not pass for the shape.
+describe("binary records matched against the shapes just written", () => {
+  it("an inherited enumerable key does not pass for an own key of the shape", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.y = "inherited";
+    try {
+      for (let round = 0; round < 4; round++) {
+        const out = deserialize<Record<string, unknown>[]>(
+          serialize([{ x: 1, y: 2 }, { x: 3 }, { x: 4, y: 5 }]),
+        );
+        expect(Object.keys(out[0]!)).toEqual(["x", "y"]);
+        expect(Object.keys(out[1]!)).toEqual(["x"]);
+        expect(Object.hasOwn(out[1]!, "y")).toBe(false);
+        expect(out[2]).toEqual({ x: 4, y: 5 });
+      }
+    } finally {
+      delete proto.y;
+    }
+  });
+
+  it("the same keys in another order, a key fewer or more, and the shape before the last", () => {
+    for (let round = 0; round < 4; round++) {
+      const list = [
+        { a: 1, b: 2 },
+        { b: 3, a: 4 },
+        { a: 5 },
+        { a: 6, b: 7, c: 8 },
+        { a: 9, b: { c: 10 } },
+        { a: 11, b: { c: 12 } },
+        { 0: "index", a: 13 },
+      ];
+      const out = deserialize<Record<string, unknown>[]>(serialize(list));
+      expect(out).toEqual(list);
+      for (let i = 0; i < list.length; i++) expect(Object.keys(out[i]!)).toEqual(Object.keys(list[i]!));
+    }
+  });
+
+  it("a non-enumerable own key is not part of the shape", () => {
+    const hidden = { a: 1, b: 2 };
+    Object.defineProperty(hidden, "b", { enumerable: false });
+    const out = deserialize<Record<string, unknown>[]>(serialize([{ a: 0, b: 0 }, hidden, { a: 3, b: 4 }]));
+    expect(Object.keys(out[1]!)).toEqual(["a"]);
+    expect(out[2]).toEqual({ a: 3, b: 4 });
+  });
+});
+
 describe("binary header flag: no references", () => {
   it("a message without a REF says so in its header, one with a REF does not", () => {
     expect(serialize([{ a: 1 }, { a: 2 }])[1]).toBe(0x82);
