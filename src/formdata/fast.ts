@@ -19,9 +19,11 @@
  * at most twice what the general parser alone costs, and nothing here is retained.
  */
 
+import { COMMON_TYPE } from "./boundary.ts";
 import { unescapeName } from "./headers.ts";
 import type { ResolvedOptions } from "./limits.ts";
 import { canonicalType } from "./mime.ts";
+import { CD_PREFIX, FILENAME_MID } from "./part-fields.ts";
 import { decodeLatin1, decodeUtf8 } from "./utf8.ts";
 
 const CR = 0x0d;
@@ -38,18 +40,7 @@ const FAST_MAX = 16 * 1024;
 /** Longest boundary the parser accepts (boundary.ts, MAX_PARSE_BOUNDARY): a longer one is the scanner's error. */
 const MAX_BOUNDARY = 256;
 
-/**
- * The Content-Type every client sends (the same expression as boundary.ts's COMMON_TYPE, but for a
- * token boundary only: a quoted one goes the general way). A regular expression, because V8 runs it
- * as native code, about three times as fast as a charCodeAt loop over the same characters.
- */
-const COMMON_TOKEN_TYPE = /^multipart\/form-data;[ \t]*boundary=[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/i;
-
-const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
-/** scanner.ts / part-fields.ts fastDisposition: the line nearly every client writes. */
-const CD_PREFIX = ascii('Content-Disposition: form-data; name="');
-const FILENAME_MID = ascii('; filename="');
-const CT_PREFIX = ascii("Content-Type: ");
+const CT_PREFIX = Uint8Array.from("Content-Type: ", (c) => c.charCodeAt(0));
 
 /**
  * Index of the first byte of `buf[from, end)` that is `"` (the value ends there), or -1 when the value
@@ -99,9 +90,13 @@ export function parseWholeFast(
 ): FormData | null {
   const end = body.length;
   if (end > FAST_MAX || end > opts.maxTotalSize) return null;
-  if (!COMMON_TOKEN_TYPE.test(contentType)) return null;
+  // The Content-Type every client sends, as the general path reads it first (boundary.ts); a quoted
+  // boundary goes the general way. A regular expression, because V8 runs it as native code: about a
+  // third of a charCodeAt loop's cost over the same characters.
+  if (!COMMON_TYPE.test(contentType)) return null;
   // The first "=" is the boundary's (the expression leaves no other before it).
   const start = contentType.indexOf("=") + 1;
+  if (contentType.charCodeAt(start) === QUOTE) return null;
   const len = contentType.length - start;
   // n: the length of the `--boundary` line at the body's start, which is the pattern from here on.
   const n = len + 2;
