@@ -88,7 +88,11 @@ export class MultipartBody {
   bytes(): Promise<Uint8Array> {
     if (this.inMemory) return Promise.resolve(this.bytesSync());
     const result = new Uint8Array(this.length);
-    const reads: Promise<unknown>[] = [];
+    // The first read, and the list of all of them once there is a second: a form with one
+    // attachment (the common case) then waits on one promise chained to Node's read, and makes no
+    // array and no Promise.all.
+    let first: Promise<Uint8Array> | null = null;
+    let reads: Promise<unknown>[] | null = null;
     let offset = 0;
     const segments = this.#segments;
     for (let i = 0; i < segments.length; i++) {
@@ -97,17 +101,18 @@ export class MultipartBody {
         result.set(segment, offset);
         offset += segment.length;
       } else {
-        reads.push(
-          segment.size <= BLOB_WINDOW
-            ? readSmallBlobInto(segment, result, offset)
-            : readBlobInto(segment, result, offset),
-        );
-        offset += segment.size;
+        const size = segment.size;
+        const read =
+          size <= BLOB_WINDOW
+            ? readSmallBlobInto(segment, size, result, offset)
+            : readBlobInto(segment, result, offset);
+        if (first === null) first = read;
+        else if (reads === null) reads = [first, read];
+        else reads.push(read);
+        offset += size;
       }
     }
-    // One small Blob (a form with one attachment): its read resolves to the result itself, so the
-    // caller waits on one promise chained to Node's read, not on three.
-    if (reads.length === 1) return reads[0] as Promise<Uint8Array>;
+    if (reads === null) return first!;
     return Promise.all(reads).then(() => result);
   }
 }
@@ -116,9 +121,17 @@ function sizeMismatch(): ArgumentError {
   return new ArgumentError("a Blob yielded a different number of bytes than its size");
 }
 
-/** A Blob of at most BLOB_WINDOW bytes into `target` at `offset`, in one read; resolves to `target`. */
-function readSmallBlobInto(blob: Blob, target: Uint8Array, offset: number): Promise<Uint8Array> {
-  const size = blob.size;
+/**
+ * A Blob of `size` (at most BLOB_WINDOW) bytes into `target` at `offset`, in one read; resolves to
+ * `target`. The size is the caller's reading of `blob.size`, so that a Blob whose read yields
+ * another number of bytes is caught rather than written past its place.
+ */
+function readSmallBlobInto(
+  blob: Blob,
+  size: number,
+  target: Uint8Array,
+  offset: number,
+): Promise<Uint8Array> {
   return blob.arrayBuffer().then((buffer) => {
     if (buffer.byteLength !== size) throw sizeMismatch();
     target.set(new Uint8Array(buffer), offset);

@@ -18,8 +18,8 @@ const HT = 0x09;
 
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 /** What browsers, undici, curl and form-data all write (see fastDisposition). */
-const CD_PREFIX = ascii('Content-Disposition: form-data; name="');
-const FILENAME_MID = ascii('; filename="');
+export const CD_PREFIX = ascii('Content-Disposition: form-data; name="');
+export const FILENAME_MID = ascii('; filename="');
 /** CD_PREFIX as little-endian 32-bit words (its last length%4 bytes are compared one by one). */
 const CD_WORDS = new Uint32Array(CD_PREFIX.length >> 2);
 for (let k = 0; k < CD_WORDS.length; k++) CD_WORDS[k] = new DataView(CD_PREFIX.buffer).getUint32(4 * k, true);
