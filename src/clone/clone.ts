@@ -213,7 +213,7 @@ function copyWithShape(shape: Shape, source: object, state: CloneState, checked:
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.
   const make = shape.make;
-  if (make !== null) return cloneShaped(source, shape.keys, make(), shape.inProto!, state, checked);
+  if (make !== null) return cloneShaped(source, shape.keys, make(), state, checked);
   return clonePlain(source, shape.keys, state, checked);
 }
 
@@ -237,15 +237,14 @@ function clonePlainChecked(
 
 /**
  * The generic loop for a shape that has repeated: `out` comes from the shape's allocator with every key
- * already an own data property, so each store is a plain write that no setter can intercept, and
- * `inProto` says with one call whether Object.prototype has any of the keys (see compileKit). The
- * checks are those of clonePlain; a key skipped is deleted from `out`.
+ * already an own data property, so each store is a plain write that no setter can intercept (clonePlain
+ * asks Object.prototype again before each store). The checks before each read are those of clonePlain;
+ * a key skipped is deleted from `out`.
  */
 function cloneShaped(
   value: object,
   keys: readonly string[],
   out: Record<string, unknown>,
-  inProto: () => boolean,
   state: CloneState,
   checked: boolean,
 ): object {
@@ -256,7 +255,7 @@ function cloneShaped(
   try {
     for (; i < n; i++) {
       const key = keys[i]!;
-      if (i !== 0 && (checked || (inProto() && key in ObjectProto)) && !hasOwn.call(source, key)) {
+      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
         delete out[key];
         continue;
       }

@@ -111,7 +111,7 @@ export function shapeFor(keys: string[]): Shape | null {
     return null;
   cachedChars += chars;
   shapeCount++;
-  const shape: Shape = { keys, uses: 0, copy: null, make: null, inProto: null, next: head };
+  const shape: Shape = { keys, uses: 0, copy: null, make: null, next: head };
   byFirstKey.set(first, shape);
   return shape;
 }
@@ -195,39 +195,28 @@ export function compileCopier(
   );
 }
 
-interface Kit {
-  make: () => Record<string, unknown>;
-  inProto: () => boolean;
-}
-
 /**
- * Gives a shape that has repeated its allocator and prototype probe, for the generic loop in
- * ./clone.ts:
+ * Gives a shape that has repeated its allocator, for the generic loop in ./clone.ts:
  *
- *   make    = function () { return { "a": undefined, "b": undefined }; }
- *   inProto = function () { return "a" in P || "b" in P; }
+ *   make = function () { return { "a": undefined, "b": undefined }; }
  *
- * Both are a few bytes of code per shape (a literal and a chain of constant `in`s), so unlike full
- * copiers they stay cheap with thousands of shapes: `make` allocates the result with its final hidden
- * class in one step (no transition per key, and stores into own data properties never reach a setter),
- * and `inProto` answers "may a key be found on Object.prototype?" with a constant while Object.prototype
- * is unchanged, where `key in Object.prototype` with a changing key is a full lookup (~40 ns a key).
- * Left null (the loop then asks per key) without code generation or past the cache's byte bound.
+ * A few bytes of code per shape (one literal), so unlike full copiers it stays cheap with thousands of
+ * shapes: it allocates the result with its final hidden class in one step (no transition per key), and
+ * a store into an own data property never reaches a setter, so the loop need not ask Object.prototype
+ * again after each read. Left null (the loop then builds the result key by key) without code generation
+ * or past the cache's byte bound.
+ *
+ * (A per-shape probe `"a" in P || "b" in P`, to replace the loop's `key in Object.prototype` before each
+ * read, was tried: while not yet optimized it costs one lookup per key of the shape on every call, so
+ * w² per record, and its A/B on 256 rotating record types was lost in the noise of a loaded machine.)
  */
 export function compileKit(shape: Shape): void {
   const keys = shape.keys;
   let chars = 0;
   for (let i = 0; i < keys.length; i++) chars += keys[i]!.length;
   if (cachedChars + chars > MAX_CACHE_CHARS) return;
-  let probe = "";
-  for (let i = 0; i < keys.length; i++) probe += `${i === 0 ? "" : "||"}${quote(keys[i]!)} in P`;
-  const factory = compile<(objectProto: object) => Kit>(
-    ["P"],
-    `return{make:function(){return{${literalBody(keys)}}},inProto:function(){return ${probe}}}`,
-  );
-  if (factory === null) return;
+  const make = compile<() => Record<string, unknown>>([], `return{${literalBody(keys)}}`);
+  if (make === null) return;
   cachedChars += chars;
-  const kit = factory(ObjectProto);
-  shape.make = kit.make;
-  shape.inProto = kit.inProto;
+  shape.make = make;
 }

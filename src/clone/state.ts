@@ -14,8 +14,8 @@ import type { TransferPlan } from "./transfer.ts";
 export type Copier = (source: object, state: CloneState, checked: boolean) => object;
 
 /**
- * An exact list of own enumerable keys; once the shape has repeated, its allocator and prototype probe
- * (for the generic loop) and, within a budget, its copier (see ./shapes.ts).
+ * An exact list of own enumerable keys; once the shape has repeated, its allocator (for the generic
+ * loop) and, within a budget, its copier (see ./shapes.ts).
  */
 export interface Shape {
   readonly keys: readonly string[];
@@ -28,8 +28,6 @@ export interface Shape {
    * shape repeats, and for good without code generation.
    */
   make: (() => Record<string, unknown>) | null;
-  /** Whether Object.prototype has any of the shape's keys now (compiled with `make`). */
-  inProto: (() => boolean) | null;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;
 }
