@@ -32,7 +32,7 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
+import { COMPILE_AFTER, compileCopier, compileKit, type Shape, sameKeys, shapeFor } from "./shapes.ts";
 import { anchorCloneState, annotate, CloneState, RECENT_SHAPES, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
@@ -138,14 +138,16 @@ export function cloneObject(value: object, state: CloneState): object {
  * An ordinary object (plain, class instance or null-prototype: all clone to a plain object) through the
  * per-shape copier for its exact own keys.
  *
- * `checked`: whether each key is checked with HasOwnProperty before its [[Get]], as the spec does. A
- * getter may delete a later key, and a [[Get]] of it would then reach the prototype chain: run an
- * inherited getter (or a Proxy's trap), or find a method to refuse, where the spec skips the key. For
- * an object whose prototype is Object.prototype the walk asks Object.prototype instead (`key in
- * ObjectProto`, which V8 folds to a constant in a compiled copier while Object.prototype is unchanged)
- * and checks only the keys it has; any other prototype chain is unknown, so every key is checked.
- * (A getter that also swaps the object's prototype for another is not followed: the walk keeps the
- * choice it made when it met the object.)
+ * Each key is checked with HasOwnProperty before its [[Get]], as the spec does, wherever that can tell:
+ * a getter may delete a later key, and a [[Get]] of it would then reach the prototype chain (run an
+ * inherited getter or a Proxy's trap, or find a method to refuse) where the spec skips the key.
+ * `checked`: the object's prototype is not Object.prototype, so the chain is unknown and every key is
+ * checked. Otherwise only a key Object.prototype has can be reached that way (a key found nowhere
+ * reads as undefined and is checked then), and Object.prototype is asked again before each key after
+ * the first (nothing has run before the first read), as a getter may add to it. (A getter that also
+ * swaps the object's prototype is not followed: the walk keeps the choice it made when it met the
+ * object. Asking the prototype again before each key cost 1.3-1.8× on arrays of numbers and records of
+ * many shapes, Node 20.)
  */
 function cloneRecord(value: object, state: CloneState, checked: boolean): object {
   const keys = keysOf(value);
@@ -190,18 +192,28 @@ function recentShape(keys: string[], state: CloneState): Shape | null {
 }
 
 /**
- * A record through its shape's compiled copier, or the generic loop over the shape's keys until there is
- * one (the first few uses, counted here) or for good (code generation off or refused, or the compile
- * budget spent: the count then stays past COMPILE_AFTER and compiling is never tried again).
+ * A record through its shape's compiled copier; before there is one, or for good (code generation off
+ * or refused, or the copiers' budget spent: the count then stays past COMPILE_AFTER and compiling is
+ * never tried again), the generic loop, over the shape's allocator from the shape's second object on.
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state, checked);
-  if (shape.uses <= COMPILE_AFTER && ++shape.uses > COMPILE_AFTER) {
-    shape.copy = compileCopier(shape.keys, cloneObject);
+  const uses = shape.uses;
+  if (uses <= COMPILE_AFTER) {
+    shape.uses = uses + 1;
+    if (uses + 1 > COMPILE_AFTER) {
+      const compiled = compileCopier(shape.keys, cloneObject);
+      if (compiled !== null) {
+        shape.copy = compiled;
+        return compiled(source, state, checked);
+      }
+    } else if (uses === 1) compileKit(shape);
   }
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.
+  const make = shape.make;
+  if (make !== null) return cloneShaped(source, shape.keys, make(), state, checked);
   return clonePlain(source, shape.keys, state, checked);
 }
 
@@ -224,9 +236,47 @@ function clonePlainChecked(
 }
 
 /**
+ * The generic loop for a shape that has repeated: `out` comes from the shape's allocator with every key
+ * already an own data property, so each store is a plain write that no setter can intercept (clonePlain
+ * asks Object.prototype again before each store). The checks before each read are those of clonePlain;
+ * a key skipped is deleted from `out`.
+ */
+function cloneShaped(
+  value: object,
+  keys: readonly string[],
+  out: Record<string, unknown>,
+  state: CloneState,
+  checked: boolean,
+): object {
+  state.remember(value, out);
+  const source = value as Record<string, unknown>;
+  let i = 0;
+  const n = keys.length;
+  try {
+    for (; i < n; i++) {
+      const key = keys[i]!;
+      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
+        delete out[key];
+        continue;
+      }
+      const item = source[key];
+      if (item === undefined && !hasOwn.call(source, key)) {
+        delete out[key];
+        continue;
+      }
+      out[key] =
+        typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
+    }
+  } catch (error) {
+    throw annotate(error, keys[i]!);
+  }
+  return out;
+}
+
+/**
  * An ordinary object: own enumerable string keys in order, each re-checked with HasOwnProperty before
- * its [[Get]] (a getter may delete a later key, which the spec then skips): every key when `checked`,
- * else those Object.prototype has (see cloneRecord); a deleted key found nowhere reads as undefined.
+ * its [[Get]] where a deleted key could be found on the prototype chain (see cloneRecord); a deleted key
+ * found nowhere reads as undefined, and is checked then.
  */
 export function clonePlain(
   value: object,
@@ -243,7 +293,9 @@ export function clonePlain(
     for (; i < n; i++) {
       const key = keys[i]!;
       // The first key is still owned: nothing has run since the keys were listed.
-      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) continue;
+      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
+        continue;
+      }
       const item = source[key];
       if (item === undefined && !hasOwn.call(source, key)) continue;
       const copy =

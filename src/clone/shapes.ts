@@ -54,7 +54,25 @@ const MAX_SHAPES_PER_KEY = 16;
 const MAX_COMPILED_KEYS = 512;
 let compiledKeys = 0;
 
-const INDEX = /^(?:0|[1-9]\d*)$/;
+/** Captured at load, like the walk's intrinsics: keys are quoted with the realm's own JSON.stringify. */
+const quote = JSON.stringify as (key: string) => string;
+
+/**
+ * Whether a key is a canonical array index ("0", "17", not "01"): such keys make an object look like an
+ * array-like, and an object literal would reorder them. Char codes rather than a RegExp: `test` would
+ * look up `exec`, which a script may have replaced.
+ */
+function isIndexKey(key: string): boolean {
+  const n = key.length;
+  if (n === 0) return false;
+  const first = key.charCodeAt(0);
+  if (first < 48 || first > 57 || (first === 48 && n > 1)) return false;
+  for (let i = 1; i < n; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   const n = a.length;
@@ -82,7 +100,7 @@ export function shapeFor(keys: string[]): Shape | null {
   if (count >= MAX_SHAPES_PER_KEY) return null;
   // A new shape (or one that cannot be cached, checked again each time: a refusal is not remembered,
   // so that it costs no memory).
-  if (INDEX.test(first)) return null;
+  if (isIndexKey(first)) return null;
   let chars = n;
   for (let i = 0; i < n; i++) {
     const key = keys[i]!;
@@ -93,7 +111,7 @@ export function shapeFor(keys: string[]): Shape | null {
     return null;
   cachedChars += chars;
   shapeCount++;
-  const shape: Shape = { keys, uses: 0, copy: null, next: head };
+  const shape: Shape = { keys, uses: 0, copy: null, make: null, next: head };
   byFirstKey.set(first, shape);
   return shape;
 }
@@ -110,6 +128,13 @@ type CopierFactory = (
   objectProto: object,
 ) => Copier;
 
+/** `"a":undefined,"b":undefined` for keys a, b: an object literal's body (built by index, never map). */
+function literalBody(keys: readonly string[]): string {
+  let literal = "";
+  for (let i = 0; i < keys.length; i++) literal += `${i === 0 ? "" : ","}${quote(keys[i]!)}:undefined`;
+  return literal;
+}
+
 /**
  * Builds, for keys `a`, `b`:
  *
@@ -117,23 +142,23 @@ type CopierFactory = (
  *     var o = { "a": undefined, "b": undefined }, x, k = 0;
  *     st.remember(s, o);            // before the children, so cycles back to `s` find `o`
  *     try {
- *       // A getter deleted it: skipped, never read through the prototype chain (see cloneRecord).
- *       if ((c || "a" in P) && !hasOwn.call(s, "a")) delete o["a"];
- *       else {
- *         x = s["a"];
- *         if (typeof x === "object") { if (x !== null) x = cloneObject(x, st); o["a"] = x; }
- *         else if (typeof x === "function" || typeof x === "symbol") throw refuse(x);
- *         else if (x === undefined && !hasOwn.call(s, "a")) delete o["a"];   // a getter deleted it
- *         else o["a"] = x;
- *       }
- *       k = 1; ...
+ *       x = s["a"];                 // the first key is still owned: nothing ran since keys were listed
+ *       if (typeof x === "object") { if (x !== null) x = cloneObject(x, st); o["a"] = x; }
+ *       else if (typeof x === "function" || typeof x === "symbol") throw refuse(x);
+ *       else if (x === undefined && !hasOwn.call(s, "a")) delete o["a"];   // a getter deleted it
+ *       else o["a"] = x;
+ *       k = 1;
+ *       // A getter deleted it: skipped, never read through the prototype chain (see clonePlain).
+ *       if ((c || "b" in P) && !hasOwn.call(s, "b")) delete o["b"];
+ *       else { x = s["b"]; ... }
  *     } catch (e) { throw annotate(e, keys[k]); }
  *     return o;
  *   }
  *
  * `cloneObject` is passed in by the walk rather than imported, so this module does not depend on it.
- * `P` is Object.prototype: `"a" in P` is a constant in optimized code while Object.prototype keeps its
- * hidden class (V8 deoptimizes the copier when it changes), so the check costs nothing per key.
+ * `c` is the walk's `checked` (see cloneRecord in ./clone.ts) and `P` Object.prototype: `"b" in P` is a
+ * constant in optimized code while Object.prototype keeps its hidden class (V8 deoptimizes the copier
+ * when it changes), so the check costs nothing per key.
  */
 export function compileCopier(
   keys: readonly string[],
@@ -144,18 +169,17 @@ export function compileCopier(
   // them than with the generic loop (256 rotating record types: 1.8× slower, Node 20). So a process
   // compiles copiers for at most MAX_COMPILED_KEYS keys in all; later shapes keep the generic loop.
   if (compiledKeys + keys.length > MAX_COMPILED_KEYS) return null;
-  const literal = keys.map((key) => `${JSON.stringify(key)}:undefined`).join(",");
-  let body = `return function copy(s,st,c){var o={${literal}},x,k=0;st.remember(s,o);try{`;
+  let body = `return function copy(s,st,c){var o={${literalBody(keys)}},x,k=0;st.remember(s,o);try{`;
   for (let i = 0; i < keys.length; i++) {
-    const key = JSON.stringify(keys[i]);
-    if (i > 0) body += `k=${i};`;
+    const key = quote(keys[i]!);
+    if (i > 0) body += `k=${i};if((c||${key} in P)&&!hasOwn.call(s,${key}))delete o[${key}];else{`;
     body +=
-      `if((c||${key} in P)&&!hasOwn.call(s,${key}))delete o[${key}];else{` +
       `x=s[${key}];` +
       `if(typeof x==="object"){if(x!==null)x=cloneObject(x,st);o[${key}]=x;}` +
       `else if(typeof x==="function"||typeof x==="symbol")throw refuse(x);` +
       `else if(x===undefined&&!hasOwn.call(s,${key}))delete o[${key}];` +
-      `else o[${key}]=x;}`;
+      `else o[${key}]=x;`;
+    if (i > 0) body += "}";
   }
   body += "}catch(e){throw annotate(e,keys[k]);}return o;}";
   const factory = compile<CopierFactory>(["cloneObject", "refuse", "annotate", "hasOwn", "keys", "P"], body);
@@ -169,4 +193,30 @@ export function compileCopier(
     keys,
     ObjectProto,
   );
+}
+
+/**
+ * Gives a shape that has repeated its allocator, for the generic loop in ./clone.ts:
+ *
+ *   make = function () { return { "a": undefined, "b": undefined }; }
+ *
+ * A few bytes of code per shape (one literal), so unlike full copiers it stays cheap with thousands of
+ * shapes: it allocates the result with its final hidden class in one step (no transition per key), and
+ * a store into an own data property never reaches a setter, so the loop need not ask Object.prototype
+ * again after each read. Left null (the loop then builds the result key by key) without code generation
+ * or past the cache's byte bound.
+ *
+ * (A per-shape probe `"a" in P || "b" in P`, to replace the loop's `key in Object.prototype` before each
+ * read, was tried: while not yet optimized it costs one lookup per key of the shape on every call, so
+ * w² per record, and its A/B on 256 rotating record types was lost in the noise of a loaded machine.)
+ */
+export function compileKit(shape: Shape): void {
+  const keys = shape.keys;
+  let chars = 0;
+  for (let i = 0; i < keys.length; i++) chars += keys[i]!.length;
+  if (cachedChars + chars > MAX_CACHE_CHARS) return;
+  const make = compile<() => Record<string, unknown>>([], `return{${literalBody(keys)}}`);
+  if (make === null) return;
+  cachedChars += chars;
+  shape.make = make;
 }

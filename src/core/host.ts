@@ -115,6 +115,8 @@ export function configure(options: StructuraSettings): void {
 }
 
 let codegenWorks: boolean | undefined;
+/** Captured at load: a script that later replaces `globalThis.Function` changes nothing here. */
+const FunctionCtor = Function;
 
 /**
  * Whether compiling may be attempted at all: `configure({ codegen })` has not turned it off and the
@@ -137,8 +139,12 @@ export function codegenAvailable(): boolean {
  */
 export function compile<F>(params: string[], body: string): F | null {
   if (!settings.codegen || codegenWorks === false) return null;
+  // The parameters go in as one "a,b,c" string, built by index: spreading the array would run
+  // Array.prototype[Symbol.iterator] (which a script may have replaced) while structura compiles.
+  let list = "";
+  for (let i = 0; i < params.length; i++) list += i === 0 ? params[i]! : `,${params[i]!}`;
   try {
-    const fn = new Function(...params, body) as F;
+    const fn = new FunctionCtor(list, body) as F;
     codegenWorks = true;
     return fn;
   } catch (error) {

@@ -67,4 +67,35 @@ describe("clone shape cache", () => {
       expect(copy[7]!.r7_1).not.toBe(value[7]!.r7_1);
     }
   });
+
+  it("compiling a new shape runs nothing a script put on Array.prototype, RegExp.prototype or JSON", () => {
+    // The allocator and the copier are compiled on the second and third record of a new shape: their
+    // source is built by index and `new Function` gets its parameters as one string, so no replaced
+    // map/join/iterator, RegExp exec or JSON.stringify is called (the walk captured its own at load).
+    const value = Array.from({ length: 5 }, (_, i) => ({ patchedA: i, patchedB: `v${i}`, patched1: [i] }));
+    const proto = Array.prototype as unknown as Record<PropertyKey, unknown>;
+    // Saved and restored by index: destructuring or for-of would itself use the patched iterator.
+    const keys: PropertyKey[] = ["map", "join", Symbol.iterator];
+    const saved = [proto.map, proto.join, proto[Symbol.iterator]];
+    const exec = RegExp.prototype.exec;
+    const stringify = JSON.stringify;
+    let calls = 0;
+    const trap = function (this: unknown) {
+      calls++;
+      throw new Error("a patched intrinsic ran");
+    };
+    let copy: unknown;
+    try {
+      for (let i = 0; i < 3; i++) proto[keys[i]!] = trap;
+      RegExp.prototype.exec = trap as never;
+      JSON.stringify = trap as never;
+      copy = clone(value);
+    } finally {
+      for (let i = 0; i < 3; i++) proto[keys[i]!] = saved[i];
+      RegExp.prototype.exec = exec;
+      JSON.stringify = stringify;
+    }
+    expect(calls).toBe(0);
+    expect(isDeepStrictEqual(copy, value)).toBe(true);
+  });
 });
