@@ -10,9 +10,15 @@ import { runLimited } from "./harness.ts";
 /**
  * In the child: decode, at every stack depth on the way back from a stack overflow, a message whose
  * fresh shape is compiled on its third record, so that at some depth `new Function` itself overflows.
- * Then count how many times a later, fresh shape reaches `new Function` (through a counting wrapper
- * installed only afterwards): zero means code generation was switched off for the process.
+ * Then count how many times a later, fresh shape reaches `new Function`: zero means code generation
+ * was switched off for the process. structura captures `Function` when it loads (a script that
+ * replaces it later changes nothing), so the counting wrapper is installed before that, by `--import`
+ * (PRELOAD), and counts only while the test turns it on.
  */
+const PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "const c = { n: 0, on: false }; globalThis.__compileCounter = c; const F = globalThis.Function; " +
+    "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
+)}`;
 const BODY = `
 const varint = (n) => { const out = []; while (n >= 128) { out.push((n % 128) | 128); n = Math.floor(n / 128); } out.push(n); return out; };
 const str = (s) => [0x80 | s.length, ...[...s].map((c) => c.charCodeAt(0))];
@@ -40,18 +46,22 @@ function dive() {
 }
 // A few dives, each starting the overflow at a slightly different depth.
 for (let i = 0; i < 8; i++) { const pad = new Array(i * 3).fill(0); dive(...pad); }
-let compiles = 0;
-const RealFunction = globalThis.Function;
-globalThis.Function = new Proxy(RealFunction, { construct(target, args) { compiles++; return Reflect.construct(target, args); } });
+const counter = globalThis.__compileCounter;
+counter.on = true;
 const value = S.deserialize(threeRecords());
 const clone = S.clone(Array.from({ length: 4 }, (_, i) => ({ a: i, b: "x", c: [i] })));
-globalThis.Function = RealFunction;
+counter.on = false;
+const compiles = counter.n;
 report({ attempts, limitErrors, otherErrors, other, compiles, ok: value.length === 3 && value[2].f0 === undefined && clone.length === 4 });
 `;
 
 describe("binary: code generation survives a compile under an exhausted stack", () => {
   it("a stack overflow inside a compile does not switch code generation off", async () => {
-    const run = await runLimited(BODY, { heapMiB: 256, timeoutMs: 60_000 });
+    const run = await runLimited(BODY, {
+      heapMiB: 256,
+      timeoutMs: 60_000,
+      nodeFlags: [`--import=${PRELOAD}`],
+    });
     expect(run.outcome, run.stderr).toBe("ok");
     const r = run.result as { attempts: number; otherErrors: number; compiles: number; ok: boolean };
     expect(r.attempts).toBeGreaterThan(100);
