@@ -8,6 +8,7 @@ import {
   AWAKE,
   HEAD,
   KIND_PORT,
+  KIND_RAW,
   PARKED_ON_PORT,
   PARKED_ON_RING,
   READER_SLEEP,
@@ -52,6 +53,11 @@ export class Sender {
   #queueAt = 0;
   #queued = 0;
   #writerArmed = false;
+  /**
+   * Whether a small string may travel on the port as it is when the reader is parked (see send): set
+   * by the end where its port hands strings over in order and `receiveSync` can take them (Node, Bun).
+   */
+  rawStrings = false;
 
   constructor(
     port: MessagePort,
@@ -115,6 +121,19 @@ export class Sender {
         }
       }
     } else if (buffers === null) {
+      if (
+        tx !== null &&
+        this.rawStrings &&
+        typeof value === "string" &&
+        Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_PORT
+      ) {
+        if (this.#queueAt < this.#queue.length) this.flush();
+        if (this.#queueAt === this.#queue.length && this.#writeRaw(tx, value, this.#sendSeq)) {
+          this.#sendSeq = (this.#sendSeq + 1) | 0;
+          resolve?.();
+          return;
+        }
+      }
       // Pipelining: a writer posting in a loop writes what the reader has made room for meanwhile, so
       // encoding here and decoding there overlap instead of queueing everything first. (Before the
       // encode: a `drain` listener run by the flush may post, which reuses the encoder's buffer.)
@@ -162,6 +181,27 @@ export class Sender {
     if (at < 0) return false;
     tx.bytes.set(bytes, at);
     this.#wakeReader(tx.publish());
+    return true;
+  }
+
+  /**
+   * A parked reader needs a doorbell, a port message, anyway: a small string can be that message
+   * itself (the host copies it as it would the doorbell's number; Bun shares it), with a `RAW` record
+   * in the ring for its place in the order. That skips the encode, the ring copy and the decode on
+   * both sides of a small round trip (see docs/channel.md, Wake-ups). False if the ring lacks room for
+   * the record.
+   */
+  #writeRaw(tx: Ring, value: string, seq: number): boolean {
+    if (tx.closed) return true;
+    if (tx.reserve(0, KIND_RAW, seq) < 0) return false;
+    const parked = tx.publish();
+    try {
+      this.#port.postMessage(value);
+    } catch {
+      // a closed port: dropped, as MessagePort does
+    }
+    // The reader woke meanwhile and blocked in receiveSync: it takes the string from the port.
+    if (parked === PARKED_ON_RING) tx.wakeReader();
     return true;
   }
 

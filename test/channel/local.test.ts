@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createChannel, openChannel } from "../../src/channel/index.ts";
-import { CONTROL_BYTES, HEAD, KIND_ASCII, KIND_WRAP } from "../../src/channel/ring.ts";
+import { CONTROL_BYTES, HEAD, KIND_ASCII, KIND_RAW, KIND_WRAP } from "../../src/channel/ring.ts";
 import { StructuraError } from "../../src/core/errors.ts";
-import { closeEvent, take } from "./helpers.ts";
+import { closeEvent, sleep, take } from "./helpers.ts";
 
 /** Both ends in this thread. */
 function pair<T>(options?: Parameters<typeof createChannel>[0]) {
@@ -34,6 +34,63 @@ describe("channel in one thread", () => {
     const got = await received;
     expect(got.map((m) => m.i)).toEqual(Array.from({ length: n }, (_, i) => i));
     expect(got[17]!.pad.length).toBe(2000);
+    a.close();
+  });
+
+  it("small strings to a parked reader go on the port as they are, in order with ring, text and port messages", async () => {
+    const { a, b, remote } = pair<unknown>({ ringSize: 1 << 16 });
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    const got: unknown[] = [];
+    b.onmessage = (e) => got.push(e.data);
+    await sleep(5); // b has parked
+    a.postMessage("first");
+    // Its ring record is a RAW marker: the string itself is on the port (it is the doorbell too).
+    expect(words[0]).toBe(KIND_RAW);
+    const sent: unknown[] = ["first"];
+    const long = "z".repeat(20_000);
+    const huge = "h".repeat(40_000); // past the ring's share: the port path
+    for (let i = 0; i < 400; i++) {
+      const k = i % 7;
+      const v =
+        k === 0
+          ? `s${i}`
+          : k === 1
+            ? { i }
+            : k === 2
+              ? `${long}${i}`
+              : k === 3
+                ? `${huge}${i}`
+                : k === 4
+                  ? ""
+                  : `t${i}`;
+      if (k === 5) {
+        const buf = new Uint8Array([i & 255]).buffer;
+        a.postMessage({ i, buf }, [buf]);
+        sent.push({ i, buf: new Uint8Array([i & 255]).buffer });
+      } else {
+        a.postMessage(v);
+        sent.push(v);
+      }
+      // Now and then let b drain and park, so that both the raw path and the ring path are taken.
+      if (i % 5 === 0) await sleep(0);
+    }
+    while (got.length < sent.length) await sleep(2);
+    expect(got).toEqual(sent);
+    a.close();
+  });
+
+  it("receiveSync takes a string that went on the port to a parked reader", async () => {
+    const { a, b, remote } = pair<unknown>();
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    b.onmessage = () => {};
+    await sleep(5);
+    b.onmessage = null; // parked, no longer reading
+    a.postMessage("on the port");
+    a.postMessage({ next: "the ring" });
+    expect(words[0]).toBe(KIND_RAW);
+    expect(b.receiveSync(0)).toEqual({ message: "on the port" });
+    expect(b.receiveSync(0)).toEqual({ message: { next: "the ring" } });
+    expect(b.receiveSync(0)).toBeUndefined();
     a.close();
   });
 
