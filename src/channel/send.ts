@@ -16,7 +16,7 @@ import {
   TAIL,
   WRITER_SLEEP,
 } from "./ring.ts";
-import { BULK_STRING, encodeBulk, ringTextWritable } from "./text.ts";
+import { BULK_STRING, encodeBulk, ringTextWritable, sharesStrings } from "./text.ts";
 import {
   type Codec,
   DOORBELL,
@@ -99,6 +99,21 @@ export class Sender {
     let text: string | null = null;
     let ringText = false;
     if (
+      tx !== null &&
+      this.rawStrings &&
+      typeof value === "string" &&
+      buffers === null &&
+      (value.length <= NATIVE_STRING || sharesStrings) &&
+      Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_PORT
+    ) {
+      if (this.#queueAt < this.#queue.length) this.flush();
+      if (this.#queueAt === this.#queue.length && this.#writeRaw(tx, value, this.#sendSeq)) {
+        this.#sendSeq = (this.#sendSeq + 1) | 0;
+        resolve?.();
+        return;
+      }
+    }
+    if (
       typeof value === "string" &&
       buffers === null &&
       value.length > Math.min(this.#maxInline, NATIVE_STRING)
@@ -121,19 +136,6 @@ export class Sender {
         }
       }
     } else if (buffers === null) {
-      if (
-        tx !== null &&
-        this.rawStrings &&
-        typeof value === "string" &&
-        Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_PORT
-      ) {
-        if (this.#queueAt < this.#queue.length) this.flush();
-        if (this.#queueAt === this.#queue.length && this.#writeRaw(tx, value, this.#sendSeq)) {
-          this.#sendSeq = (this.#sendSeq + 1) | 0;
-          resolve?.();
-          return;
-        }
-      }
       // Pipelining: a writer posting in a loop writes what the reader has made room for meanwhile, so
       // encoding here and decoding there overlap instead of queueing everything first. (Before the
       // encode: a `drain` listener run by the flush may post, which reuses the encoder's buffer.)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createChannel, openChannel } from "../../src/channel/index.ts";
 import { CONTROL_BYTES, HEAD, KIND_ASCII, KIND_RAW, KIND_WRAP } from "../../src/channel/ring.ts";
+import { sharesStrings } from "../../src/channel/text.ts";
 import { StructuraError } from "../../src/core/errors.ts";
 import { closeEvent, sleep, take } from "./helpers.ts";
 
@@ -94,38 +95,42 @@ describe("channel in one thread", () => {
     a.close();
   });
 
-  it("writes long strings into the ring as text records, exactly, and past its room through the port", async () => {
-    const { a, b, remote } = pair<string>({ ringSize: 1 << 17 });
-    // What `a` writes is the ring `b` reads: look at the kind of its first record.
-    const firstKind = () => new Int32Array(remote.rx!, CONTROL_BYTES, 1)[0];
-    const ascii = "a".repeat(9000);
-    a.postMessage(ascii);
-    expect(firstKind()).toBe(KIND_ASCII);
-    expect(await take(b, 1)).toEqual([ascii]);
-    const cases = [
-      `\uFEFF${"b".repeat(9000)}`, // a leading BOM is data
-      "é".repeat(9000), // UTF-8, fits the ring's share (32 KiB)
-      "😀".repeat(4200),
-      "\u00ff".repeat(9000),
-      `${"x".repeat(9000)}\uD800`, // a lone surrogate: through the port, as it is
-      `\uDC00${"y".repeat(9000)}`,
-      "é".repeat(17000), // 34,000 bytes of UTF-8: over the ring's share, through the port
-      "z".repeat(70000), // longer than the share: its bytes through the port, in a transferred buffer
-      "é".repeat(70000), // the same as UTF-8
-      `${"w".repeat(70000)}\uDBFF`, // a lone surrogate: the string itself through the port
-    ];
-    // Many more than the 128 KiB ring holds at once: the rest takes the port meanwhile, in order.
-    const all: string[] = [];
-    for (let k = 0; k < 12; k++) all.push(...cases);
-    const received = take(b, all.length);
-    for (const s of all) a.postMessage(s);
-    const got = await received;
-    expect(got.length).toBe(all.length);
-    for (let i = 0; i < all.length; i++) expect(got[i] === all[i], `message ${i}`).toBe(true);
-    a.close();
-  });
+  // Bun shares a posted string, so there long strings stay on the port (src/channel/text.ts).
+  it.skipIf(sharesStrings)(
+    "writes long strings into the ring as text records, exactly, and past its room through the port",
+    async () => {
+      const { a, b, remote } = pair<string>({ ringSize: 1 << 17 });
+      // What `a` writes is the ring `b` reads: look at the kind of its first record.
+      const firstKind = () => new Int32Array(remote.rx!, CONTROL_BYTES, 1)[0];
+      const ascii = "a".repeat(9000);
+      a.postMessage(ascii);
+      expect(firstKind()).toBe(KIND_ASCII);
+      expect(await take(b, 1)).toEqual([ascii]);
+      const cases = [
+        `\uFEFF${"b".repeat(9000)}`, // a leading BOM is data
+        "é".repeat(9000), // UTF-8, fits the ring's share (32 KiB)
+        "😀".repeat(4200),
+        "\u00ff".repeat(9000),
+        `${"x".repeat(9000)}\uD800`, // a lone surrogate: through the port, as it is
+        `\uDC00${"y".repeat(9000)}`,
+        "é".repeat(17000), // 34,000 bytes of UTF-8: over the ring's share, through the port
+        "z".repeat(70000), // longer than the share: its bytes through the port, in a transferred buffer
+        "é".repeat(70000), // the same as UTF-8
+        `${"w".repeat(70000)}\uDBFF`, // a lone surrogate: the string itself through the port
+      ];
+      // Many more than the 128 KiB ring holds at once: the rest takes the port meanwhile, in order.
+      const all: string[] = [];
+      for (let k = 0; k < 12; k++) all.push(...cases);
+      const received = take(b, all.length);
+      for (const s of all) a.postMessage(s);
+      const got = await received;
+      expect(got.length).toBe(all.length);
+      for (let i = 0; i < all.length; i++) expect(got[i] === all[i], `message ${i}`).toBe(true);
+      a.close();
+    },
+  );
 
-  it("a text record written where the ring wraps keeps the order", async () => {
+  it.skipIf(sharesStrings)("a text record written where the ring wraps keeps the order", async () => {
     const { a, b, remote } = pair<unknown>({ ringSize: 1 << 16 });
     const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
     const words = new Int32Array(remote.rx!, CONTROL_BYTES);
