@@ -103,8 +103,10 @@ export class Sender {
       this.rawStrings &&
       typeof value === "string" &&
       buffers === null &&
-      (value.length <= NATIVE_STRING || sharesStrings) &&
-      Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_PORT
+      // Under Bun a long string always goes so: its postMessage shares the string, and a bare string
+      // posts faster than one wrapped with its sequence number (`{ s, x }`).
+      ((value.length <= BULK_STRING && Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_PORT) ||
+        (sharesStrings && value.length > NATIVE_STRING))
     ) {
       if (this.#queueAt < this.#queue.length) this.flush();
       if (this.#queueAt === this.#queue.length && this.#writeRaw(tx, value, this.#sendSeq)) {
