@@ -28,6 +28,8 @@ import { createSuite, formatRatio, formatTime, loadBuilt, matchesFilter, setting
 
 const distUrl = new URL("../dist/channel.js", import.meta.url).href;
 const { createChannel } = await loadBuilt(() => import(distUrl), ["createChannel", "openChannel"]);
+const binaryUrl = new URL("../dist/binary.js", import.meta.url).href;
+const { serialize, deserialize } = await loadBuilt(() => import(binaryUrl), ["serialize", "deserialize"]);
 const driverUrl = new URL("./workers/channel-driver.mjs", import.meta.url);
 const quick = settings.quick;
 const oneCore = (os.availableParallelism?.() ?? os.cpus().length) === 1;
@@ -36,7 +38,7 @@ const cases = [
   { name: "string 11 chars", value: "hello world", rt: 4000, tp: 100_000 },
   { name: "string 14 KB", value: getCase("string 14 KB").value, rt: 2000, tp: 20_000 },
   { name: "string 3 MB", value: getCase("string 3 MB").value, rt: 30, tp: 40 },
-  { name: "[100 objects]", value: getCase("[100 objects]").value, rt: 3000, tp: 30_000 },
+  { name: "[100 objects]", value: getCase("[100 objects]").value, rt: 3000, tp: 30_000, floor: true },
 ];
 const allTransports = [
   "structura",
@@ -123,6 +125,28 @@ async function measureAll(ts, value, rt, tp) {
   return out;
 }
 
+/**
+ * The floor of a one-way stream on this thread: the time to encode one message alone and to decode it
+ * alone (structura's binary format, what a message that fits the ring costs besides the ring itself),
+ * medians of 9 batches. On two cores the writer encodes while the reader decodes, so the rate is at
+ * most 1 / encode; on one core both run on it, so at most 1 / (encode + decode).
+ */
+function floorOf(value) {
+  const bytes = serialize(value);
+  const n = quick ? 200 : 2000;
+  const enc = [];
+  const dec = [];
+  for (let r = 0; r < 9; r++) {
+    let t0 = performance.now();
+    for (let i = 0; i < n; i++) serialize(value);
+    enc.push(((performance.now() - t0) * 1e6) / n);
+    t0 = performance.now();
+    for (let i = 0; i < n; i++) deserialize(bytes);
+    dec.push(((performance.now() - t0) * 1e6) / n);
+  }
+  return { encode: median(enc), decode: median(dec) };
+}
+
 function formatRate(r) {
   if (r >= 1e6) return `${(r / 1e6).toFixed(2)} M/s`;
   if (r >= 1e3) return `${(r / 1e3).toFixed(1)} k/s`;
@@ -174,6 +198,19 @@ for (const c of cases) {
     ]);
   }
   table(rows);
+  if (c.floor) {
+    const f = (res.floor = floorOf(c.value));
+    const two = 1e9 / f.encode;
+    const one = 1e9 / (f.encode + f.decode);
+    const pm =
+      res.worker === undefined ? "" : ` = ${(two / res.worker.rate).toFixed(2)}× Worker postMessage's rate`;
+    const pm1 = res.worker === undefined ? "" : ` = ${(one / res.worker.rate).toFixed(2)}×`;
+    console.log(
+      `  floor (this thread, now): encode ${formatTime(f.encode)}, decode ${formatTime(f.decode)} per message;\n` +
+        `    one-way at most ${formatRate(two)} when encode and decode overlap (two cores)${pm},\n` +
+        `    ${formatRate(one)} when they share a core${pm1}; structura measured ${formatRate(base.rate)}\n`,
+    );
+  }
   // For the harness's JSON report (BENCHMARKS.md): one row per transport, round-trip p50 as the median.
   suite.cases.push({
     name: c.name,

@@ -111,6 +111,10 @@ export class ChannelEnd<T = unknown> {
     const nodePort = port as unknown as { on?: (type: "message", fn: (data: unknown) => void) => void };
     if (typeof nodePort.on === "function" && !("Deno" in globalThis)) {
       nodePort.on("message", (data) => this.#onPortMessage(data));
+      // Small strings may then travel on the port as they are (see Sender.send): here the port hands
+      // them over in order and `receiveSync` can take them synchronously. (Deno's race between its
+      // asynchronous dispatch and a synchronous take, see Receiver.toInbox, would reorder them.)
+      this.#sender.rawStrings = receiveOnPort() !== null;
     } else port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
     port.addEventListener("close", () => this.#portClosed());
     // Like a MessagePort: an end keeps its thread alive only once something listens to it.
@@ -294,6 +298,12 @@ export class ChannelEnd<T = unknown> {
 
   #onPortMessage(data: unknown): void {
     if (data === DOORBELL) {
+      this.#drain();
+      return;
+    }
+    if (typeof data === "string") {
+      // A small string posted as it is, also the doorbell (see Sender.send).
+      this.#in.toRaw(data);
       this.#drain();
       return;
     }

@@ -8,6 +8,7 @@ import {
   HEAD,
   KIND_ASCII,
   KIND_PORT,
+  KIND_RAW,
   KIND_TEXT,
   KIND_WRAP,
   RECORD_HEADER,
@@ -35,6 +36,9 @@ export class Receiver<T> {
   readonly #control: (data: unknown) => void;
   #recvSeq = 0;
   #inbox: PortPayload[] = [];
+  /** Strings that came on the port as they are (RAW records), in the order they were posted. */
+  #raw: string[] = [];
+  #rawAt = 0;
   /** Bytes of the ring consumed so far (this side's copy of TAIL). */
   tail = 0;
   /** The next message is a port message that has not arrived yet. */
@@ -57,12 +61,48 @@ export class Receiver<T> {
   }
 
   get inboxEmpty(): boolean {
-    return this.#inbox.length === 0;
+    return this.#inbox.length === 0 && this.#rawAt === this.#raw.length;
   }
 
   /** Nothing left to read (ring drained, no port message waiting). */
   isEmpty(): boolean {
-    return this.#inbox.length === 0 && (this.rx === null || this.tail === Atomics.load(this.rx.ctrl, HEAD));
+    return this.inboxEmpty && (this.rx === null || this.tail === Atomics.load(this.rx.ctrl, HEAD));
+  }
+
+  /** A string that came on the port as it is: the message of the next RAW record. */
+  toRaw(s: string): void {
+    this.#raw.push(s);
+  }
+
+  /** Files a message taken from the port synchronously. */
+  #file(message: unknown): void {
+    if (typeof message === "string") this.toRaw(message);
+    else if (isPayload(message)) this.toInbox(message);
+    else this.#control(message);
+  }
+
+  /** The next RAW record's string; with `pull`, synchronously from the port if it has not come. */
+  #takeRaw(pull: boolean): string | undefined {
+    if (pull && this.#rawAt === this.#raw.length) {
+      const take = receiveOnPort();
+      // Port messages before the string (control notices, payloads) are filed on the way.
+      for (;;) {
+        const got = take?.(this.#port);
+        if (got === undefined) break;
+        this.#file(got.message);
+        if (typeof got.message === "string") break;
+      }
+    }
+    const raw = this.#raw;
+    if (this.#rawAt === raw.length) return undefined;
+    const s = raw[this.#rawAt]!;
+    raw[this.#rawAt++] = "";
+    if (this.#rawAt === raw.length) {
+      // Emptied: start over (the common case, one string at a time, never grows the array).
+      raw.length = 0;
+      this.#rawAt = 0;
+    }
+    return s;
   }
 
   #decodePayload(p: PortPayload): T {
@@ -116,10 +156,7 @@ export class Receiver<T> {
     if (pull && (first === undefined || first.s !== seq)) {
       const pull = receiveOnPort();
       const got = pull?.(this.#port);
-      if (got !== undefined) {
-        if (isPayload(got.message)) this.toInbox(got.message);
-        else this.#control(got.message);
-      }
+      if (got !== undefined) this.#file(got.message);
     }
     return this.#inboxHead(seq);
   }
@@ -139,8 +176,7 @@ export class Receiver<T> {
         return; // a closed port
       }
       if (got === undefined) return;
-      if (isPayload(got.message)) this.toInbox(got.message);
-      else this.#control(got.message);
+      this.#file(got.message);
     }
   }
 
@@ -191,7 +227,26 @@ export class Receiver<T> {
       if (seq !== this.#recvSeq)
         throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
       let value: T;
-      if (kind === KIND_PORT) {
+      if (kind === KIND_RAW) {
+        const got = this.#takeRaw(pull || this.peerClosed);
+        if (got === undefined) {
+          if (this.peerClosed) {
+            tail = (tail + RECORD_HEADER) | 0;
+            this.tail = tail;
+            this.#recvSeq = (this.#recvSeq + 1) | 0;
+            if (rx.release(tail)) rx.wakeWriter();
+            continue;
+          }
+          this.tail = tail;
+          this.waitingForPort = true;
+          return null;
+        }
+        this.waitingForPort = false;
+        tail = (tail + RECORD_HEADER) | 0;
+        this.tail = tail;
+        if (rx.release(tail)) this.#wakeWriter(rx);
+        value = got as T;
+      } else if (kind === KIND_PORT) {
         // Once the peer is gone, pull too: its last messages may still sit in the port, and a record
         // whose message is not found then is skipped.
         const p = this.#takePort(seq, pull || this.peerClosed);

@@ -31,6 +31,11 @@ export const KIND_PORT = -2;
 export const KIND_TEXT = -3;
 /** The same, all ASCII (so also Latin-1: a host with Buffer reads it with a copy, no transcoding). */
 export const KIND_ASCII = -4;
+/**
+ * A small top-level string posted on the port as it is, as the doorbell of a parked reader (see
+ * Sender.send): no payload; the reader takes the next string that arrived on the port.
+ */
+export const KIND_RAW = -5;
 /** Bytes of a text record's payload before its UTF-8 (the byte count). */
 export const TEXT_HEADER = 4;
 

@@ -8,6 +8,7 @@ import {
   AWAKE,
   HEAD,
   KIND_PORT,
+  KIND_RAW,
   PARKED_ON_PORT,
   PARKED_ON_RING,
   READER_SLEEP,
@@ -15,7 +16,7 @@ import {
   TAIL,
   WRITER_SLEEP,
 } from "./ring.ts";
-import { BULK_STRING, encodeBulk, ringTextWritable } from "./text.ts";
+import { BULK_STRING, encodeBulk, ringTextWritable, sharesStrings } from "./text.ts";
 import {
   type Codec,
   DOORBELL,
@@ -52,6 +53,11 @@ export class Sender {
   #queueAt = 0;
   #queued = 0;
   #writerArmed = false;
+  /**
+   * Whether a small string may travel on the port as it is when the reader is parked (see send): set
+   * by the end where its port hands strings over in order and `receiveSync` can take them (Node, Bun).
+   */
+  rawStrings = false;
 
   constructor(
     port: MessagePort,
@@ -92,6 +98,23 @@ export class Sender {
     let bytes: Uint8Array = EMPTY;
     let text: string | null = null;
     let ringText = false;
+    if (
+      tx !== null &&
+      this.rawStrings &&
+      typeof value === "string" &&
+      buffers === null &&
+      // Under Bun a long string always goes so: its postMessage shares the string, and a bare string
+      // posts faster than one wrapped with its sequence number (`{ s, x }`).
+      ((value.length <= BULK_STRING && Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_PORT) ||
+        (sharesStrings && value.length > NATIVE_STRING))
+    ) {
+      if (this.#queueAt < this.#queue.length) this.flush();
+      if (this.#queueAt === this.#queue.length && this.#writeRaw(tx, value, this.#sendSeq)) {
+        this.#sendSeq = (this.#sendSeq + 1) | 0;
+        resolve?.();
+        return;
+      }
+    }
     if (
       typeof value === "string" &&
       buffers === null &&
@@ -162,6 +185,27 @@ export class Sender {
     if (at < 0) return false;
     tx.bytes.set(bytes, at);
     this.#wakeReader(tx.publish());
+    return true;
+  }
+
+  /**
+   * A parked reader needs a doorbell, a port message, anyway: a small string can be that message
+   * itself (the host copies it as it would the doorbell's number; Bun shares it), with a `RAW` record
+   * in the ring for its place in the order. That skips the encode, the ring copy and the decode on
+   * both sides of a small round trip (see docs/channel.md, Wake-ups). False if the ring lacks room for
+   * the record.
+   */
+  #writeRaw(tx: Ring, value: string, seq: number): boolean {
+    if (tx.closed) return true;
+    if (tx.reserve(0, KIND_RAW, seq) < 0) return false;
+    const parked = tx.publish();
+    try {
+      this.#port.postMessage(value);
+    } catch {
+      // a closed port: dropped, as MessagePort does
+    }
+    // The reader woke meanwhile and blocked in receiveSync: it takes the string from the port.
+    if (parked === PARKED_ON_RING) tx.wakeReader();
     return true;
   }
 

