@@ -131,3 +131,44 @@ describe("binary: longer strings", () => {
     expect(out[4]).toBe(value[4]);
   });
 });
+
+describe("binary: UTF-8 decoded in JavaScript", () => {
+  // Every well-formed sequence kind at each length class, and every ill-formed kind that must fall
+  // back to the runtime's decoder (U+FFFD replacements exactly as TextDecoder puts them).
+  const utf8 = (...b: number[]) => new Uint8Array([0xb5, 0x01, 0xcb, b.length, ...b]);
+  const td = new TextDecoder();
+
+  it("round trips strings of 1-, 2-, 3- and 4-byte characters up to and past 1 KB", () => {
+    const chars = ["a", "\u00e9", "\u07ff", "\u0800", "\u65e5", "\uffff", "\ud800\udc00", "\udbff\udfff"];
+    const value: string[] = [];
+    for (const c of chars) for (const n of [1, 5, 16, 17, 100, 341, 342, 1024, 2000]) value.push(c.repeat(n));
+    value.push("mixed \u00e9\u65e5\ud83d\ude00 text ".repeat(40));
+    expect(deserialize(serialize(value))).toEqual(value);
+  });
+
+  it("decodes ill-formed UTF-8 as TextDecoder does", () => {
+    const cases: number[][] = [
+      [0x80], // lone continuation byte
+      [0xc0, 0xaf], // overlong
+      [0xc1, 0xbf],
+      [0xc3], // truncated 2-byte
+      [0xc3, 0x41],
+      [0xe0, 0x80, 0xaf], // overlong 3-byte
+      [0xed, 0xa0, 0x80], // surrogate
+      [0xe6, 0x97], // truncated 3-byte
+      [0xe6, 0x41, 0x41],
+      [0xf0, 0x80, 0x80, 0xaf], // overlong 4-byte
+      [0xf4, 0x90, 0x80, 0x80], // past U+10FFFF
+      [0xf5, 0x80, 0x80, 0x80],
+      [0xf0, 0x9f, 0x98], // truncated 4-byte
+      [0xf0, 0x9f, 0x41, 0x41],
+      [0xff],
+    ];
+    for (const bad of cases) {
+      for (const pad of [0, 20]) {
+        const body = [...new Array(pad).fill(0x61), ...bad, 0x62];
+        expect(deserialize(utf8(...body))).toBe(td.decode(new Uint8Array(body)));
+      }
+    }
+  });
+});
