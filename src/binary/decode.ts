@@ -20,7 +20,7 @@
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { type HostSlices, hostSlices } from "../core/host.ts";
 import type { TypeRegistry } from "../core/registry.ts";
-import { shortAscii, UTF8_IN_JS, utf8InJs } from "./read-ascii.ts";
+import { shortAscii } from "./read-ascii.ts";
 import { abByteLength } from "./read-buffers.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
@@ -617,10 +617,6 @@ function isAscii(from: number, to: number): boolean {
 }
 
 function decodeUtf8(from: number, to: number): string {
-  if (to - from <= UTF8_IN_JS) {
-    const text = utf8InJs(src, from, to);
-    if (text !== null) return text;
-  }
   // Invalid UTF-8 decodes with U+FFFD replacements (the encoder never writes any).
   if (host !== null) return host!.utf8.call(src, from, to);
   // Browsers' TextDecoder rejects views over a SharedArrayBuffer (the channel's ring): decode a

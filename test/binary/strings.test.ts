@@ -132,9 +132,9 @@ describe("binary: longer strings", () => {
   });
 });
 
-describe("binary: UTF-8 decoded in JavaScript", () => {
-  // Every well-formed sequence kind at each length class, and every ill-formed kind that must fall
-  // back to the runtime's decoder (U+FFFD replacements exactly as TextDecoder puts them).
+describe("binary: UTF-8 strings", () => {
+  // Every well-formed sequence kind at each length class, and every ill-formed kind (U+FFFD
+  // replacements exactly as TextDecoder puts them).
   const utf8 = (...b: number[]) => new Uint8Array([0xb5, 0x01, 0xcb, b.length, ...b]);
   const td = new TextDecoder();
 
