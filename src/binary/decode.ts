@@ -257,6 +257,7 @@ function decodeFresh(
   blockEnd = 0;
   words = null;
   sliceShort = host !== null && end >= SLICE_SHORT_FROM;
+  sliceLong = host !== null;
   session = null;
   if (stream !== null && end > 0 && bytes[0] === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
@@ -354,6 +355,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     words,
     wordBase,
     sliceShort,
+    sliceLong,
   };
   try {
     return decodeFresh(bytes, config, saved.depth, saved.maxDepth, stream);
@@ -380,6 +382,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     words = saved.words;
     wordBase = saved.wordBase;
     sliceShort = saved.sliceShort;
+    sliceLong = saved.sliceLong;
   }
 }
 
@@ -567,9 +570,11 @@ let blockEnd = 0;
  */
 const SLICE_SHORT_FROM = 512;
 let sliceShort = false;
+/** Whether longer ASCII strings are sliced from the block: on a host with Buffer, except for shape keys. */
+let sliceLong = false;
 
 function readLonger(start: number, n: number): string {
-  if (host !== null && n <= BLOCK && isAscii(start, start + n)) return fromBlock(start, n);
+  if (sliceLong && n <= BLOCK && isAscii(start, start + n)) return fromBlock(start, n);
   return decodeUtf8(start, start + n);
 }
 
@@ -792,7 +797,13 @@ function readShapeDefinition(): object {
   const n = readCount(2);
   if (n === 0) fail("ERR_BAD_VALUE", "A shape needs at least one key.", at);
   const keys: string[] = new Array(n);
+  // The keys go into the process-wide shape cache (and a stream's table), which must hold strings of
+  // their own: a slice would keep its whole Latin-1 block alive there. decodeFresh resets both flags.
+  const short = sliceShort;
+  sliceShort = sliceLong = false;
   for (let i = 0; i < n; i++) keys[i] = readKey();
+  sliceShort = short;
+  sliceLong = host !== null;
   if (session !== null) addToTable(keys, at);
   const shape = internShape(keys);
   shapes.push(shape);
