@@ -185,12 +185,18 @@ for (const c of cases) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// floor: what a JavaScript decoder of these cases cannot go below, printed beside structura's and
-// msgpackr's deserialize means so a case that stays behind says why: decoding each string of the value
-// longer than 16 bytes (those structura cannot build with one fromCharCode call) from UTF-8 with the
-// runtime's decoder (Buffer#utf8Slice over one buffer holding them all, one call per string). That is
-// what a pure-JavaScript decoder pays per string, and what msgpackr's native extractor (on in Node)
-// batches into one native call per message.
+// floors: what a JavaScript decoder of these cases cannot go below, printed beside structura's and
+// msgpackr's deserialize means so a case that stays behind says why.
+//
+// Strings longer than 16 bytes (those structura cannot build with one fromCharCode call), over one
+// buffer holding them all: (a) one host call each (Buffer#utf8Slice), what structura paid per string
+// before it sliced ASCII strings from shared Latin-1 blocks; (b) what it pays now for an ASCII string:
+// the ASCII check of its bytes (four at a time) and a String#slice of a 2 KiB Latin-1 block, one
+// Buffer#latin1Slice per block. msgpackr's native extractor (on in Node) does both in C++, in one call
+// per message.
+//
+// Uint8Array 1 MB: copying the payload into a fresh ArrayBuffer (what a decoder returning a copy pays),
+// and what each codec returns: a copy, or a view whose .buffer is the whole input.
 
 function longStrings(v, out = []) {
   if (typeof v === "string") {
@@ -212,26 +218,86 @@ function meanOf(fn, ms = settings.quick ? 50 : 400) {
   return ((performance.now() - t0) / n) * 1e6; // ns, as the harness reports
 }
 
+/** The floor of the block path: ASCII check four bytes at a time, one latin1Slice per 2 KiB, a slice. */
+function blockFloor(all, ends) {
+  const latin1Slice = Buffer.prototype.latin1Slice;
+  const words = new Int32Array(all.buffer, all.byteOffset, all.length >> 2);
+  const bytes = all;
+  return () => {
+    let from = 0;
+    let blockStart = 0;
+    let blockEnd = 0;
+    let text = "";
+    let ascii = 0;
+    for (let i = 0; i < ends.length; i++) {
+      const to = ends[i];
+      let or = 0;
+      let j = from;
+      while (j < to && (j & 3) !== 0) or |= bytes[j++];
+      for (; j + 16 <= to; j += 16) {
+        const k = j >> 2;
+        or |= words[k] | words[k + 1] | words[k + 2] | words[k + 3];
+      }
+      for (; j + 4 <= to; j += 4) or |= words[j >> 2];
+      while (j < to) or |= bytes[j++];
+      if ((or & 0x80808080) === 0) {
+        if (from < blockStart || to > blockEnd) {
+          blockStart = from;
+          blockEnd = Math.min(all.length, from + 2048);
+          text = latin1Slice.call(all, blockStart, blockEnd);
+        }
+        ascii += text.slice(from - blockStart, to - blockStart).length;
+      }
+      from = to;
+    }
+    return ascii;
+  };
+}
+
 if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
-  console.log("floor (Node; means): the value's long strings decoded one native call each");
+  console.log("floors (Node; means)");
   for (const c of cases.filter((c) => c.records && suite.mean(`${c.name} · deserialize`, "structura"))) {
     const strings = longStrings(c.value);
-    const all = Buffer.from(strings.join(""));
+    // A copy at offset 0 of its own buffer, so the Int32Array of the block floor is aligned.
+    const joined = Buffer.from(strings.join(""));
+    const all = new Uint8Array(joined.length);
+    all.set(joined);
     const ends = [];
     let at = 0;
     for (const s of strings) ends.push((at += Buffer.byteLength(s)));
     const utf8Slice = Buffer.prototype.utf8Slice;
-    const text = meanOf(() => {
+    const perCall = meanOf(() => {
       let from = 0;
       for (let i = 0; i < ends.length; i++) {
         utf8Slice.call(all, from, ends[i]);
         from = ends[i];
       }
     });
+    const block = meanOf(blockFloor(all, ends));
     const own = suite.mean(`${c.name} · deserialize`, "structura");
     const peer = suite.mean(`${c.name} · deserialize`, "msgpackr");
     console.log(
-      `  ${c.name}: deserialize structura ${formatTime(own)}, msgpackr ${formatTime(peer)}; ${strings.length} long strings alone ${formatTime(text)} (${((100 * text) / own).toFixed(0)}% of structura's)`,
+      `  ${c.name}: deserialize structura ${formatTime(own)}, msgpackr ${formatTime(peer)}; its ${strings.length} long strings: one host call each ${formatTime(perCall)}, ASCII check + block slice ${formatTime(block)} (${((100 * block) / own).toFixed(0)}% of structura's)`,
+    );
+  }
+  const bytesCase = cases.find((c) => c.name === "Uint8Array 1 MB");
+  if (bytesCase && suite.mean("Uint8Array 1 MB · deserialize", "structura")) {
+    const payload = bytesCase.value;
+    const copyFloor = meanOf(() => payload.slice());
+    const returns = codecs(bytesCase)
+      .map((codec) => {
+        try {
+          const input = codec.encode(payload);
+          const out = codec.decode(input);
+          const view = out.buffer === input.buffer || out.buffer.byteLength > out.byteLength;
+          return `${codec.label ?? codec.name} ${view ? "a view of the input" : "a copy"}`;
+        } catch {
+          return `${codec.label ?? codec.name} n/a`;
+        }
+      })
+      .join(", ");
+    console.log(
+      `  Uint8Array 1 MB: deserialize structura ${formatTime(suite.mean("Uint8Array 1 MB · deserialize", "structura"))}, msgpackr sc ${formatTime(suite.mean("Uint8Array 1 MB · deserialize", "msgpackr structuredClone"))}; copying 1 MB into a new buffer alone ${formatTime(copyFloor)}. Returns: ${returns}`,
     );
   }
   console.log("");
