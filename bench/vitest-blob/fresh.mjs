@@ -90,6 +90,8 @@ function objectsOf(root) {
 }
 
 const runs = Number(process.argv[2]) || 5;
+// The children read the cached blob; write it first on a machine that has none (as bench/text.mjs does).
+await (await import("./generate.mjs")).ensureBlob();
 const allRows = ["structura", "flatted", "devalue", "JSON", "floor", "floor+ids"];
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y);
