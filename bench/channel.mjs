@@ -49,8 +49,10 @@ const allTransports = [
   "w2w-structura",
   "w2w-port",
 ];
-// BENCH_TRANSPORTS=worker,port measures only those (structura, the baseline, always).
+// BENCH_TRANSPORTS=worker,port measures only those (structura, the baseline, always; a worker↔worker
+// transport brings its own baseline, structura worker↔worker, with it).
 const picked = (process.env.BENCH_TRANSPORTS ?? "").split(",").filter(Boolean);
+if (picked.some((t) => t.startsWith("w2w-"))) picked.push("w2w-structura");
 const transports = allTransports.filter(
   (t) => picked.length === 0 || t === "structura" || picked.includes(t),
 );
