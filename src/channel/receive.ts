@@ -227,29 +227,14 @@ export class Receiver<T> {
       if (seq !== this.#recvSeq)
         throw corrupt(`Ring record ${seq} found where ${this.#recvSeq} was expected.`);
       let value: T;
-      if (kind === KIND_RAW) {
-        const got = this.#takeRaw(pull || this.peerClosed);
-        if (got === undefined) {
-          if (this.peerClosed) {
-            tail = (tail + RECORD_HEADER) | 0;
-            this.tail = tail;
-            this.#recvSeq = (this.#recvSeq + 1) | 0;
-            if (rx.release(tail)) rx.wakeWriter();
-            continue;
-          }
-          this.tail = tail;
-          this.waitingForPort = true;
-          return null;
-        }
-        this.waitingForPort = false;
-        tail = (tail + RECORD_HEADER) | 0;
-        this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
-        value = got as T;
-      } else if (kind === KIND_PORT) {
+      if (kind === KIND_RAW || kind === KIND_PORT) {
+        // The record's message travels on the port: a RAW string as it is, a PORT payload to decode.
         // Once the peer is gone, pull too: its last messages may still sit in the port, and a record
         // whose message is not found then is skipped.
-        const p = this.#takePort(seq, pull || this.peerClosed);
+        const p =
+          kind === KIND_RAW
+            ? this.#takeRaw(pull || this.peerClosed)
+            : this.#takePort(seq, pull || this.peerClosed);
         if (p === undefined) {
           if (this.peerClosed) {
             // The peer is gone and its port message never arrived: skip that record only.
@@ -267,7 +252,7 @@ export class Receiver<T> {
         tail = (tail + RECORD_HEADER) | 0;
         this.tail = tail;
         if (rx.release(tail)) this.#wakeWriter(rx);
-        value = this.#decodePayload(p);
+        value = (typeof p === "string" ? p : this.#decodePayload(p)) as T;
       } else if (kind === KIND_TEXT || kind === KIND_ASCII) {
         // A string as UTF-8 (or ASCII): an int32 byte count, then the bytes (read straight from the
         // ring; an ASCII one with the host's Buffer where there is one: a copy, no transcoding).
