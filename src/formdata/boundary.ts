@@ -139,7 +139,7 @@ export function contentTypeFor(boundary: string, generated: boolean): string {
 // allocation) are built only when a search first runs over a chunk large enough to use them.
 
 /** Longest boundary accepted when parsing; RFC 2046 says 70, real clients stay far below 256. */
-const MAX_PARSE_BOUNDARY = 256;
+export const MAX_PARSE_BOUNDARY = 256;
 
 /** The byte pattern the scanner looks for: CRLF "--" boundary. */
 export class Delimiter {

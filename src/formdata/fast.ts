@@ -19,7 +19,7 @@
  * at most twice what the general parser alone costs, and nothing here is retained.
  */
 
-import { COMMON_TYPE } from "./boundary.ts";
+import { COMMON_TYPE, MAX_PARSE_BOUNDARY } from "./boundary.ts";
 import { unescapeName } from "./headers.ts";
 import type { ResolvedOptions } from "./limits.ts";
 import { canonicalType } from "./mime.ts";
@@ -36,9 +36,6 @@ const QUOTE = 0x22;
  * no native search to set up), which suits the small forms it is for; larger bodies go to the scanner.
  */
 const FAST_MAX = 16 * 1024;
-
-/** Longest boundary the parser accepts (boundary.ts, MAX_PARSE_BOUNDARY): a longer one is the scanner's error. */
-const MAX_BOUNDARY = 256;
 
 const CT_PREFIX = Uint8Array.from("Content-Type: ", (c) => c.charCodeAt(0));
 
@@ -100,7 +97,7 @@ export function parseWholeFast(
   const len = contentType.length - start;
   // n: the length of the `--boundary` line at the body's start, which is the pattern from here on.
   const n = len + 2;
-  if (len > MAX_BOUNDARY || n + 2 > end || body[0] !== DASH || body[1] !== DASH) return null;
+  if (len > MAX_PARSE_BOUNDARY || n + 2 > end || body[0] !== DASH || body[1] !== DASH) return null;
   // The scanner's #start: the body begins with "--" and the boundary (token characters are ASCII,
   // so a character code is its byte).
   for (let i = 0; i < len; i++) if (body[2 + i] !== contentType.charCodeAt(start + i)) return null;
