@@ -1,6 +1,6 @@
 /**
  * Structure-aware fuzzing of the compat readers: texts written by the real devalue and record arrays
- * written by the real @ungap/structured-clone, mutated element by element (indices pointed elsewhere,
+ * written by the real @ungap/structured-clone and flatted texts written by flatted, mutated element by element (indices pointed elsewhere,
  * type tags swapped, entries dropped, duplicated or replaced), must decode to a value or throw a typed
  * StructuraError — never a raw TypeError/RangeError, a hang, or a touched prototype. `npm run fuzz`
  * sets FUZZ_RUNS for a long run.
@@ -9,8 +9,10 @@
 import { serialize as ungapSerialize } from "@ungap/structured-clone";
 import * as devalue from "devalue";
 import fc from "fast-check";
+import * as flatted from "flatted";
 import { describe, expect, it } from "vitest";
 import * as compatDevalue from "../../src/compat/devalue/index.ts";
+import * as compatFlatted from "../../src/compat/flatted.ts";
 import { deserialize as compatDeserialize } from "../../src/compat/ungap/index.ts";
 import { parse as ungapJsonParse } from "../../src/compat/ungap/json.ts";
 import { StructuraError } from "../../src/core/errors.ts";
@@ -163,6 +165,23 @@ describe("compat readers: structure-aware mutations of the originals' own output
         ungapSerialize(sample(), { lossy: true }) as unknown[],
         compatDeserialize,
         ungapJsonParse,
+        numRuns,
+      );
+    },
+  );
+
+  fuzzIt(
+    "flatted texts written by flatted: compat/flatted parse and fromJSON give a value or a typed error",
+    RUNS,
+    (numRuns) => {
+      // flatted carries no Map, Set, Date or BigInt: a JSON-only sample, cycles and sharing kept.
+      const shared = { tag: "shared", list: [1, "two", null, true] };
+      const root: Record<string, unknown> = { shared, again: shared, nested: { deep: [{ x: 1 }, "~y"] } };
+      root.self = root;
+      fuzzTable(
+        JSON.parse(flatted.stringify(root)) as unknown[],
+        compatFlatted.fromJSON,
+        compatFlatted.parse,
         numRuns,
       );
     },
