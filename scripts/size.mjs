@@ -8,6 +8,9 @@
 //   node scripts/size.mjs --json                       the figures as JSON
 //   node scripts/size.mjs --keep text.parse            also writes the minified bundle to size-out/,
 //                                                      and lists the bytes each dist file adds
+//   node scripts/size.mjs --sources clone ungap        what each SOURCE file adds to a row (bundled
+//                                                      from src/, so without the build's shortened
+//                                                      property names: a little larger than the row)
 //
 // A bundle is `export { name } from "specifier"`: exporting (rather than calling) the function keeps
 // exactly what a caller's bundle would keep, with nothing of the measuring harness in it.
@@ -209,6 +212,53 @@ export async function measure(target) {
   };
 }
 
+/** The source module of each public entry (as tsup.config.ts builds it), for `--sources`. */
+const SOURCE_OF = {
+  ".": "src/index.ts",
+  "./clone": "src/clone/index.ts",
+  "./binary": "src/binary/index.ts",
+  "./text": "src/text/index.ts",
+  "./formdata": "src/formdata/index.ts",
+  "./channel": "src/channel/index.ts",
+  "./stream": "src/stream/index.ts",
+  "./compat/flatted": "src/compat/flatted.ts",
+  "./compat/devalue": "src/compat/devalue/index.ts",
+  "./compat/ungap": "src/compat/ungap/index.ts",
+};
+
+/**
+ * The row's function bundled from its source module: the minified bytes each source file adds, and
+ * that share of the bundle's gzip (an estimate: gzip does not split by file).
+ */
+export async function sources(target) {
+  const sub = target.from === "structura" ? "." : `./${target.from.slice("structura/".length)}`;
+  const file = SOURCE_OF[sub];
+  if (file === undefined) throw new Error(`no source module known for ${target.from}`);
+  const from = JSON.stringify(`./${file}`);
+  const contents =
+    target.name === "default"
+      ? `export { default } from ${from};`
+      : `export { ${target.name} } from ${from};`;
+  const result = await build({
+    stdin: { contents, resolveDir: root, loader: "js", sourcefile: `${target.id}.src.js` },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    minify: true,
+    treeShaking: true,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const code = result.outputFiles[0].contents;
+  const gzip = gzipSync(code, { level: 9 }).byteLength;
+  const inputs = Object.entries(Object.values(result.metafile.outputs)[0].inputs)
+    .map(([name, info]) => ({ file: path.relative(root, name), bytes: info.bytesInOutput }))
+    .filter((row) => row.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes);
+  return { minified: code.byteLength, gzip, inputs };
+}
+
 const TEXT_WRITER_MARK = "A view of a detached or shrunk ArrayBuffer could not be cloned.";
 const BINARY_ENCODER_MARK = "refers back to the custom object itself";
 
@@ -278,6 +328,19 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       file,
       `${readme.slice(0, start + README_START.length)}\n${table(rows)}\n${readme.slice(end)}`,
     );
+  }
+  const listed = args.indexOf("--sources");
+  if (listed !== -1) {
+    for (const id of args.slice(listed + 1)) {
+      const target = TARGETS.find((t) => t.id === id && !t.isPeer);
+      if (target === undefined) continue;
+      const { minified, gzip, inputs } = await sources(target);
+      console.log(`\n${id} from src/: ${kb(minified)} minified, ${kb(gzip)} gzip`);
+      for (const { file, bytes } of inputs) {
+        const share = Math.round((bytes / minified) * gzip);
+        console.log(`  ${String(bytes).padStart(7)}  ~${String(share).padStart(5)} gzip  ${file}`);
+      }
+    }
   }
   const keep = args.indexOf("--keep");
   if (keep !== -1) {
