@@ -16,10 +16,16 @@
  */
 
 import { clone } from "../../clone/index.ts";
-import { EMPTY_REGISTRY } from "../../core/registry.ts";
-import { MAX_NESTING } from "../../text/format.ts";
-import { hydrate } from "../../text/parse.ts";
-import { isStructura, readOwned, treeOf, type UngapOptions } from "./shared.ts";
+import { lossyClone } from "./lossy.ts";
+import {
+  callToJSON,
+  isStructura,
+  lossyRoot,
+  readOwned,
+  toJSONReplacer,
+  treeOf,
+  type UngapOptions,
+} from "./shared.ts";
 
 export type { UngapOptions };
 
@@ -41,12 +47,12 @@ export function deserialize(serialized: unknown): any {
 
 /**
  * Like @ungap's default export: `structuredClone(value)` is the structured clone algorithm;
- * `structuredClone(value, { json, lossy })` clones with those options' semantics.
+ * `structuredClone(value, { json, lossy })` clones with those options' semantics, as
+ * `deserialize(serialize(value, options))` does, in one walk (lossy.ts). With both options false it is
+ * the structured clone algorithm again, as @ungap's strict mode means to be.
  */
 export default function structuredClone<T>(value: T, options?: UngapOptions): T {
-  if (options && ("json" in options || "lossy" in options)) {
-    // The tree is made here and read once: no copy needed.
-    return hydrate(treeOf(value, options), EMPTY_REGISTRY, MAX_NESTING) as T;
-  }
+  if (options?.json) return lossyClone(lossyRoot(callToJSON(value)), toJSONReplacer, true) as T;
+  if (options?.lossy) return lossyClone(lossyRoot(value), null, false) as T;
   return clone(value);
 }

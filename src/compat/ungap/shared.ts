@@ -20,14 +20,14 @@ export interface UngapOptions {
 const isArray = Array.isArray;
 
 /** @ungap's json mode: an ordinary object's own `toJSON()` replaces it. */
-function callToJSON(value: unknown): unknown {
+export function callToJSON(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON !== "function" || classifyUnproxied(value) !== Kind.Object) return value;
   return toJSON.call(value);
 }
 
-function toJSONReplacer(this: unknown, _key: string, value: unknown): unknown {
+export function toJSONReplacer(this: unknown, _key: string, value: unknown): unknown {
   return callToJSON(value);
 }
 
@@ -40,7 +40,7 @@ const JSON_HOOKS: WriterHooks = {
 const LOSSY_HOOKS: WriterHooks = { replacer: null, lenient: true, omitEntries: true };
 
 /** A function or symbol at the root is null in @ungap's lossy modes. */
-function lossyRoot(value: unknown): unknown {
+export function lossyRoot(value: unknown): unknown {
   return typeof value === "function" || typeof value === "symbol" ? null : value;
 }
 
