@@ -463,6 +463,23 @@ describe("compat/devalue: hostile input to parse/unflatten", () => {
     });
   }
 
+  it("a bad index is reported at the entry that holds it", () => {
+    const pathOf = (text: string, revivers?: Record<string, (v: unknown) => unknown>) => {
+      try {
+        compat.parse(text, revivers);
+      } catch (error) {
+        expect(error).toBeInstanceOf(DecodeError);
+        return (error as DecodeError).path;
+      }
+      throw new Error("no error");
+    };
+    expect(pathOf('[{"a":1},{"b":5}]')).toBe("$[1]");
+    expect(pathOf('[[1,2],"x",[1.5]]')).toBe("$[2]");
+    expect(pathOf('[["Map",1,"k"],"x"]')).toBe("$[0]");
+    // After a reviver's data is filled, the entry holding the custom value again.
+    expect(pathOf('[{"p":1,"q":9},["P",2],{"x":3},7]', { P: (v) => v })).toBe("$[0]");
+  });
+
   it("a reviver whose data refers back to it is a typed error", () => {
     expect(() => compat.parse('[["Custom", 0]]', { Custom: (v: unknown) => v })).toThrow(DecodeError);
   });

@@ -79,6 +79,8 @@ class DevalueReader {
   /** Entries whose container is made but not yet filled. */
   readonly work: number[] = [];
   depth = 0;
+  /** The entry being filled: where a bad index among its members is reported (-1: none, no path). */
+  filling = -1;
 
   constructor(
     values: unknown[],
@@ -96,24 +98,30 @@ class DevalueReader {
   }
 
   fail(code: "ERR_BAD_REFERENCE" | "ERR_BAD_VALUE" | "ERR_UNKNOWN_TYPE", message: string, at: number): never {
-    throw new DecodeError(code, message, { path: `$[${at}]` });
+    throw new DecodeError(code, message, { path: at < 0 ? undefined : `$[${at}]` });
   }
 
   /** Fills made containers until only `mark` items are left on the work stack. */
   drain(mark: number): void {
     const work = this.work;
-    while (work.length > mark) this.fill(work.pop()!);
+    while (work.length > mark) {
+      const i = work.pop()!;
+      this.filling = i;
+      this.fill(i);
+    }
   }
 
   /** The value an index in the input stands for. */
   ref(index: unknown): unknown {
-    if (typeof index !== "number") this.fail("ERR_BAD_REFERENCE", "A devalue index is not a number.", -1);
+    if (typeof index !== "number") {
+      this.fail("ERR_BAD_REFERENCE", "A devalue index is not a number.", this.filling);
+    }
     if (index < 0) return constant(index);
     const built = this.built[index];
     if (built === NOT_YET) return this.make(index);
     if (built === REVIVING) this.fail("ERR_BAD_REFERENCE", "A custom type's data refers back to it.", index);
     if (built === undefined && !(Number.isInteger(index) && index < this.built.length)) {
-      this.fail("ERR_BAD_REFERENCE", `Bad devalue index ${String(index).slice(0, 20)}.`, -1);
+      this.fail("ERR_BAD_REFERENCE", `Bad devalue index ${String(index).slice(0, 20)}.`, this.filling);
     }
     return built;
   }
@@ -351,8 +359,10 @@ class DevalueReader {
     }
     this.built[i] = REVIVING;
     const mark = this.work.length;
+    const filling = this.filling;
     const data = this.ref(at);
     this.drain(mark);
+    this.filling = filling;
     const out = reviver(data);
     this.built[i] = out;
     this.depth--;
