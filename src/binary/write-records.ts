@@ -20,6 +20,7 @@ import { annotate, Refusal, refuse } from "./write-refusal.ts";
 import {
   COMPILE_AFTER,
   compileWriter,
+  findShape,
   lookupShape,
   MAX_COMPILED_KEYS,
   MAX_SHAPE_KEYS,
@@ -173,11 +174,15 @@ export function writeObject(value: object): void {
       writeShaped(value, last);
       return;
     }
-    const prev = prevShape;
-    if (prev?.named && ownKeysAre(value, prev.keys!)) {
-      prevShape = last;
-      lastShape = prev;
-      writeShaped(value, prev);
+    // Otherwise walk the transition tree along the object's keys (many shapes in turn: a corpus of
+    // mixed records), still without a key list.
+    const found = findShape(value);
+    if (found !== null) {
+      if (found !== last) {
+        prevShape = last;
+        lastShape = found;
+      }
+      writeShaped(value, found);
       return;
     }
     const keys = keysOf(value);
