@@ -303,6 +303,53 @@ if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
   console.log("");
 }
 
+const RT = (name) => `${name} · round trip`;
+
+// Arrays: serialize must tell a dense array from one with holes or extra own properties (structured
+// clone keeps both); the only exact test in JavaScript is Object.keys, which builds a string per index.
+// msgpackr (either mode) writes the elements alone. Printed beside the round-trip means of the cases
+// made of arrays, with one Set#add per object (the identity table shared references and cycles need;
+// new Packr() keeps none).
+function containers(v, arrays = [], objects = []) {
+  if (typeof v !== "object" || v === null || v instanceof Date || ArrayBuffer.isView(v)) return;
+  objects.push(v);
+  if (Array.isArray(v)) arrays.push(v);
+  if (v instanceof Map || v instanceof Set) return;
+  for (const k in v) containers(v[k], arrays, objects);
+  return { arrays, objects };
+}
+
+if (!isBun) {
+  const arrayCases = cases.filter((c) =>
+    ["amazon_cellphones.ndjson", "[1000 numbers]", "[100 strings]", "nested array"].includes(c.name),
+  );
+  const lines = [];
+  for (const c of arrayCases) {
+    const own = suite.mean(RT(c.name), "structura");
+    const peer = suite.mean(RT(c.name), "msgpackr");
+    if (!own || !peer) continue;
+    const { arrays, objects } = containers(c.value);
+    const keysFloor = meanOf(() => {
+      let n = 0;
+      for (let i = 0; i < arrays.length; i++) n += Object.keys(arrays[i]).length;
+      return n;
+    });
+    const identityFloor = meanOf(() => {
+      const seen = new Set();
+      for (let i = 0; i < objects.length; i++) seen.add(objects[i]);
+      return seen.size;
+    });
+    lines.push(
+      `  ${c.name}: round trip structura ${formatTime(own)}, msgpackr ${formatTime(peer)} (gap ${own > peer ? formatTime(own - peer) : "none"}); Object.keys of its ${arrays.length} arrays ${formatTime(keysFloor)}, a Set#add per object (${objects.length}) ${formatTime(identityFloor)}`,
+    );
+  }
+  if (lines.length > 0) {
+    console.log("serialize floors: what exactness costs on arrays (Node; means)");
+    for (const line of lines) console.log(line);
+    console.log("");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // targets
 
@@ -313,7 +360,6 @@ const verdict = (ok, detail) =>
   isBun
     ? { status: "SKIP", detail: `targets are for node; on bun: ${ok ? "PASS" : "MISS"} ${detail}` }
     : { status: ok ? "PASS" : "MISS", detail };
-const RT = (name) => `${name} · round trip`;
 
 function faster(other, factor, filter) {
   return () => {

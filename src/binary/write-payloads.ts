@@ -1,5 +1,5 @@
 /**
- * The encoder's payloads besides plain objects and arrays (encode.ts): Dates, RegExps, boxed
+ * The encoder's payloads besides plain objects and arrays (encode.ts, write-records.ts): Dates, RegExps, boxed
  * primitives, Maps, Sets, buffers and views, errors, DOMExceptions and custom types. They write through
  * the writer core's small helpers (`put`, `room`, `writeVarint`, ...): these kinds are rarer than
  * records, strings and numbers, and esbuild hoists both modules into one scope, where V8 inlines the
@@ -21,26 +21,7 @@ import {
   unbox,
 } from "../core/types.ts";
 import { readWholeError } from "../core/whole-error.ts";
-import {
-  enter,
-  keysOf,
-  leave,
-  put,
-  putFloat64,
-  putUint32,
-  room,
-  stackLimit,
-  wholeErrors,
-  writeArray,
-  writeBigInt,
-  writeBytes,
-  writeEntries,
-  writeObject,
-  writeRecord,
-  writeString,
-  writeValue,
-  writeVarint,
-} from "./encode.ts";
+import { enter, leave, stackLimit, wholeErrors, writeArray, writeValue } from "./encode.ts";
 import { typedStackError } from "./stack.ts";
 import {
   DATE,
@@ -72,7 +53,18 @@ import {
   X_STRING,
   X_TYPED_ARRAY,
 } from "./tags.ts";
+import {
+  put,
+  putFloat64,
+  putUint32,
+  room,
+  writeBigInt,
+  writeBytes,
+  writeString,
+  writeVarint,
+} from "./write-core.ts";
 import { refCount, remember, unclaim } from "./write-identity.ts";
+import { keysOf, writeEntries, writeObject, writeRecord } from "./write-records.ts";
 import { annotate, Refusal, refuse } from "./write-refusal.ts";
 
 // Buffers are read through the intrinsic getters (by slot): a buffer whose prototype was swapped or

@@ -65,6 +65,27 @@ export function lookupShape(keys: readonly string[]): ShapeNode {
   return node;
 }
 
+/**
+ * The shape of a plain object (prototype Object.prototype) found by walking the transition tree along
+ * its for-in keys, without allocating its key list; null when the walk leaves the tree, ends on a node
+ * that is no named shape, or the object's keys are not all own (a polluted Object.prototype: for-in
+ * lists own keys first, so the last key being own means every key is). A null sends the caller to
+ * `Object.keys` and `lookupShape`, which also define new shapes.
+ */
+export function findShape(value: object): ShapeNode | null {
+  let node = root;
+  let last = "";
+  for (const key in value) {
+    const next = node.next;
+    if (next === null) return null;
+    const child = next.get(key);
+    if (child === undefined) return null;
+    node = child;
+    last = key;
+  }
+  return node.named && hasOwn.call(value, last) ? node : null;
+}
+
 export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;
   const n = a.length;

@@ -1,0 +1,440 @@
+/**
+ * The encoder's writer core: the output buffer and the scalar writers (numbers, strings, BigInts, raw
+ * bytes). encode.ts drives a message; write-records.ts and write-payloads.ts write through the small
+ * helpers here (`put`, `room`, `writeVarint`, ...), which esbuild hoists into one scope with them, where
+ * V8 inlines them.
+ *
+ * - one output buffer per process, reused across calls and grown geometrically; every write path checks
+ *   `pos > safeEnd` once and may then write up to SLACK bytes without further bounds checks;
+ * - short strings are encoded by an inline UTF-8 loop, long ones by the host's `Buffer#utf8Write` (Node,
+ *   Bun) or `TextEncoder.encodeInto` straight into the output.
+ */
+
+import {
+  ALIGNMENT,
+  BIGINT_NEG,
+  BIGINT_POS,
+  FIXSTR,
+  FLOAT64,
+  INT8,
+  INT16,
+  INT32,
+  STR_UTF16,
+  STR8,
+  STR16,
+  STR32,
+  UINT8,
+  UINT16,
+  UINT32,
+} from "./tags.ts";
+
+// ---------------------------------------------------------------------------------------------------
+// Buffer
+
+/** Bytes any single scalar write may use after one `pos > safeEnd` check. */
+export const SLACK = 32;
+const INITIAL_SIZE = 8192;
+/** A buffer grown past this is not kept for the next call. */
+const KEEP_LIMIT = 4 * 1024 * 1024;
+/**
+ * Size of the next fresh buffer. A message that filled its buffer takes it along, and the next one,
+ * likely of a similar size, starts at that size instead of growing from INITIAL_SIZE and copying its
+ * bytes at every doubling.
+ */
+let freshSize = INITIAL_SIZE;
+
+let target = new Uint8Array(0);
+let view = new DataView(target.buffer);
+/** The write position; read-only outside this module (`tell`, `patch`, `openByte` move it). */
+export let pos = 0;
+let safeEnd = -1;
+
+function grow(need: number): void {
+  const wanted = pos + need + SLACK;
+  let size = target.length * 2;
+  if (size < wanted) size = wanted;
+  if (size < INITIAL_SIZE) size = INITIAL_SIZE;
+  size = Math.ceil(size / 4096) * 4096;
+  const next = new Uint8Array(size);
+  if (pos > 0) next.set(target.subarray(0, pos));
+  target = next;
+  view = new DataView(next.buffer);
+  safeEnd = size - SLACK;
+}
+
+export function ensure(n: number): void {
+  if (pos + n > safeEnd) grow(n);
+}
+
+export function writeVarint(n: number): void {
+  // Callers have ensured SLACK bytes; a varint of a number below 2^53 takes at most 8.
+  const t = target;
+  while (n >= 0x80) {
+    t[pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  t[pos++] = n;
+}
+
+/** One byte (the caller has room: `room()` or the check at the start of `writeValue`). */
+export function put(byte: number): void {
+  target[pos++] = byte;
+}
+
+/** Two bytes (the caller has room). */
+export function put2(a: number, b: number): void {
+  const t = target;
+  t[pos] = a;
+  t[pos + 1] = b;
+  pos += 2;
+}
+
+export function putUint32(n: number): void {
+  view.setUint32(pos, n, true);
+  pos += 4;
+}
+
+export function putFloat64(n: number): void {
+  view.setFloat64(pos, n, true);
+  pos += 8;
+}
+
+/** Makes room for the next SLACK bytes. */
+export function room(): void {
+  if (pos > safeEnd) grow(SLACK);
+}
+
+/** Overwrites the byte at `at` (before `pos`). */
+export function patch(at: number, byte: number): void {
+  target[at] = byte;
+}
+
+/** Moves the bytes after `at` up by one and writes `byte` at `at + 1` (the caller has room). */
+export function insertByteAfter(at: number, byte: number): void {
+  target.copyWithin(at + 2, at + 1, pos);
+  pos++;
+  target[at + 1] = byte;
+}
+
+/** Zero padding so the payload that follows starts at a multiple of ALIGNMENT. */
+function writePadding(): void {
+  const pad = (ALIGNMENT - ((pos + 1) % ALIGNMENT)) % ALIGNMENT;
+  target[pos++] = pad;
+  for (let i = 0; i < pad; i++) target[pos++] = 0;
+}
+
+export function writeBytes(bytes: Uint8Array): void {
+  ensure(bytes.length + SLACK);
+  writePadding();
+  target.set(bytes, pos);
+  pos += bytes.length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Buffer lifecycle (encode.ts)
+
+/** Starts a message: the two header bytes, then values from `headerSize` on. */
+export function startBuffer(magic: number, second: number, headerSize: number): void {
+  if (target.length === 0) grow(freshSize);
+  target[0] = magic;
+  target[1] = second;
+  pos = headerSize;
+}
+
+/** Sets bits in the header's second byte (the buffer may have grown since `startBuffer`). */
+export function markHeader(bits: number): void {
+  target[1] = target[1]! | bits;
+}
+
+/** Drops what a failed message wrote. */
+export function abandonBuffer(): void {
+  pos = 0;
+}
+
+/**
+ * Ends a message and returns its bytes: with `transient`, a view of the writer's own buffer, valid until
+ * the next encode in this thread; otherwise bytes the caller owns.
+ */
+export function finishBuffer(transient: boolean): Uint8Array {
+  const end = pos;
+  pos = 0;
+  let out: Uint8Array;
+  if (transient) {
+    // The caller copies the bytes before the next encode: no copy here. A buffer past KEEP_LIMIT goes
+    // with the view (the next call starts afresh), as below.
+    out = target.subarray(0, end);
+    if (target.length > KEEP_LIMIT) dropBuffer();
+  } else if (end > (target.length >> 1) + (target.length >> 2)) {
+    // Mostly full: hand the buffer itself over instead of copying it, and start afresh next time.
+    out = target.subarray(0, end);
+    dropBuffer();
+    freshSize = Math.min(end + (end >> 3), KEEP_LIMIT);
+  } else {
+    out = target.slice(0, end);
+    if (target.length > KEEP_LIMIT) dropBuffer();
+  }
+  return out;
+}
+
+function dropBuffer(): void {
+  target = new Uint8Array(0);
+  safeEnd = -1;
+}
+
+export interface SavedBuffer {
+  target: Uint8Array<ArrayBuffer>;
+  view: DataView<ArrayBuffer>;
+  pos: number;
+  safeEnd: number;
+  freshSize: number;
+}
+
+/** For a re-entrant serialize: sets the outer message's buffer aside and starts an empty one. */
+export function saveBuffer(): SavedBuffer {
+  const saved = { target, view, pos, safeEnd, freshSize };
+  dropBuffer();
+  pos = 0;
+  freshSize = INITIAL_SIZE;
+  return saved;
+}
+
+export function restoreBuffer(saved: SavedBuffer): void {
+  target = saved.target;
+  view = saved.view;
+  pos = saved.pos;
+  safeEnd = saved.safeEnd;
+  freshSize = saved.freshSize;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Numbers
+
+export function writeNumber(n: number): void {
+  const t = target;
+  const i = n | 0;
+  if (i === n && (i !== 0 || 1 / n > 0)) {
+    if (i >= 0) {
+      if (i < 0x80) t[pos++] = i;
+      else if (i < 0x100) {
+        t[pos++] = UINT8;
+        t[pos++] = i;
+      } else if (i < 0x10000) {
+        t[pos++] = UINT16;
+        t[pos++] = i;
+        t[pos++] = i >>> 8;
+      } else {
+        t[pos++] = UINT32;
+        view.setUint32(pos, i, true);
+        pos += 4;
+      }
+    } else if (i >= -16) t[pos++] = i & 0xff;
+    else if (i >= -0x80) {
+      t[pos++] = INT8;
+      t[pos++] = i & 0xff;
+    } else if (i >= -0x8000) {
+      t[pos++] = INT16;
+      t[pos++] = i;
+      t[pos++] = i >> 8;
+    } else {
+      t[pos++] = INT32;
+      view.setInt32(pos, i, true);
+      pos += 4;
+    }
+  } else if (n >>> 0 === n && n !== 0) {
+    t[pos++] = UINT32;
+    view.setUint32(pos, n, true);
+    pos += 4;
+  } else {
+    t[pos++] = FLOAT64;
+    view.setFloat64(pos, n, true);
+    pos += 8;
+  }
+}
+
+/**
+ * An integer in 0..65535 (the caller has room): what `writeNumber` writes for it, for the array loop,
+ * into which V8 does not inline `writeNumber` itself.
+ */
+export function writeSmallUint(item: number): void {
+  const t = target;
+  if (item < 0x80) t[pos++] = item;
+  else if (item < 0x100) {
+    t[pos] = UINT8;
+    t[pos + 1] = item;
+    pos += 2;
+  } else {
+    t[pos] = UINT16;
+    t[pos + 1] = item;
+    t[pos + 2] = item >>> 8;
+    pos += 3;
+  }
+}
+
+const BIG_64 = 0xffffffffffffffffn;
+
+export function writeBigInt(value: bigint): void {
+  const negative = value < 0n;
+  const magnitude = negative ? -value : value;
+  target[pos++] = negative ? BIGINT_NEG : BIGINT_POS;
+  if (magnitude <= BIG_64) {
+    target[pos++] = 8;
+    view.setBigUint64(pos, magnitude, true);
+    pos += 8;
+    return;
+  }
+  const hex = magnitude.toString(16);
+  const count = (hex.length + 1) >> 1;
+  ensure(count + 16);
+  writeVarint(count);
+  // Little-endian: the last two hex digits are the first byte.
+  const t = target;
+  let end = hex.length;
+  for (let i = 0; i < count; i++) {
+    const startDigit = Math.max(end - 2, 0);
+    t[pos++] = Number.parseInt(hex.slice(startDigit, end), 16);
+    end = startDigit;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Strings
+const textEncoder = new TextEncoder();
+
+/** Writes `s` as UTF-8 into the Uint8Array it is called on, from `offset`, at most `max` bytes. */
+type Utf8Write = (this: Uint8Array, s: string, offset: number, max: number) => number;
+
+/**
+ * Node's (and Bun's) `Buffer#utf8Write`, which takes any Uint8Array, else null. On Node it costs a
+ * fraction of `TextEncoder#encodeInto` for the strings it is used on (64+ units): no subarray to
+ * allocate and no `{ read, written }` result. It writes lone surrogates as U+FFFD, so it only sees
+ * well-formed strings (as `encodeInto` does).
+ */
+const hostUtf8Write: Utf8Write | null = (() => {
+  const proto = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer?.prototype;
+  const write = proto?.utf8Write;
+  if (typeof write !== "function") return null;
+  try {
+    const probe = new Uint8Array(6);
+    // It must accept a plain Uint8Array as `this`, honour the offset and encode as UTF-8.
+    if ((write as Utf8Write).call(probe, "a\u00e9", 1, 5) === 3 && probe[1] === 0x61 && probe[2] === 0xc3) {
+      return write as Utf8Write;
+    }
+  } catch {
+    // A Buffer look-alike that rejects plain Uint8Arrays: keep encodeInto.
+  }
+  return null;
+})();
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function wellFormed(s: string): boolean {
+  return isWellFormed !== undefined ? isWellFormed.call(s) : !LONE_SURROGATE.test(s);
+}
+
+/** Strings up to this many UTF-16 units go through the inline loop. */
+const INLINE_STRING = 64;
+
+export function writeString(s: string): void {
+  const n = s.length;
+  if (n < INLINE_STRING) {
+    ensure(n * 3 + 8);
+    const t = target;
+    const start = pos;
+    const headerSize = n < 32 ? 1 : 2;
+    let p = start + headerSize;
+    // ASCII first (keys, ids, names): one compare per character, and the header is known.
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      t[p++] = c;
+    }
+    if (i === n) {
+      if (n < 32) t[start] = FIXSTR | n;
+      else {
+        t[start] = STR8;
+        t[start + 1] = n;
+      }
+      pos = p;
+      return;
+    }
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) t[p++] = c;
+      else if (c < 0x800) {
+        t[p++] = 0xc0 | (c >> 6);
+        t[p++] = 0x80 | (c & 0x3f);
+      } else if ((c & 0xf800) !== 0xd800) {
+        t[p++] = 0xe0 | (c >> 12);
+        t[p++] = 0x80 | ((c >> 6) & 0x3f);
+        t[p++] = 0x80 | (c & 0x3f);
+      } else {
+        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+        if (c > 0xdbff || (d & 0xfc00) !== 0xdc00) {
+          // A lone surrogate has no UTF-8 form: this string goes as UTF-16.
+          writeUtf16(s);
+          return;
+        }
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        t[p++] = 0xf0 | (cp >> 18);
+        t[p++] = 0x80 | ((cp >> 12) & 0x3f);
+        t[p++] = 0x80 | ((cp >> 6) & 0x3f);
+        t[p++] = 0x80 | (cp & 0x3f);
+      }
+    }
+    const length = p - start - headerSize;
+    if (length < 32) {
+      t[start] = FIXSTR | length;
+    } else {
+      if (headerSize === 1) {
+        // The header guess (by UTF-16 length) was one byte short: move the bytes up by one.
+        t.copyWithin(start + 2, start + 1, p);
+        p++;
+      }
+      t[start] = STR8;
+      t[start + 1] = length;
+    }
+    pos = p;
+    return;
+  }
+  if (!wellFormed(s)) {
+    writeUtf16(s);
+    return;
+  }
+  const max = n * 3;
+  const headerSize = max < 0x100 ? 2 : max < 0x10000 ? 3 : 5;
+  ensure(max + headerSize);
+  const start = pos;
+  const written =
+    hostUtf8Write !== null
+      ? hostUtf8Write.call(target, s, start + headerSize, max)
+      : textEncoder.encodeInto(s, target.subarray(start + headerSize)).written;
+  if (headerSize === 2) {
+    target[start] = STR8;
+    target[start + 1] = written;
+  } else if (headerSize === 3) {
+    target[start] = STR16;
+    view.setUint16(start + 1, written, true);
+  } else {
+    target[start] = STR32;
+    view.setUint32(start + 1, written, true);
+  }
+  pos = start + headerSize + written;
+}
+
+/** A string with lone surrogates: its UTF-16 code units, little-endian. */
+function writeUtf16(s: string): void {
+  const n = s.length;
+  ensure(n * 2 + 16);
+  const t = target;
+  t[pos++] = STR_UTF16;
+  writeVarint(n);
+  let p = pos;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    t[p++] = c;
+    t[p++] = c >> 8;
+  }
+  pos = p;
+}
