@@ -32,7 +32,7 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, compileCopier, compileKit, type Shape, sameKeys, shapeFor } from "./shapes.ts";
+import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
 import { anchorCloneState, annotate, CloneState, RECENT_SHAPES, Refusal, refuse } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
@@ -194,7 +194,7 @@ function recentShape(keys: string[], state: CloneState): Shape | null {
 /**
  * A record through its shape's compiled copier; before there is one, or for good (code generation off
  * or refused, or the copiers' budget spent: the count then stays past COMPILE_AFTER and compiling is
- * never tried again), the generic loop, over the shape's allocator from the shape's second object on.
+ * never tried again), the generic loop.
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
@@ -208,12 +208,10 @@ function copyWithShape(shape: Shape, source: object, state: CloneState, checked:
         shape.copy = compiled;
         return compiled(source, state, checked);
       }
-    } else if (uses === 1) compileKit(shape);
+    }
   }
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.
-  const make = shape.make;
-  if (make !== null) return cloneShaped(source, shape.keys, make(), state, checked);
   return clonePlain(source, shape.keys, state, checked);
 }
 
@@ -233,44 +231,6 @@ function clonePlainChecked(
   const kind = classifyUnproxied(value);
   if (kind !== Kind.Object) return cloneByKind(value, kind, state);
   return clonePlain(value, keys, state, checked);
-}
-
-/**
- * The generic loop for a shape that has repeated: `out` comes from the shape's allocator with every key
- * already an own data property, so each store is a plain write that no setter can intercept (clonePlain
- * asks Object.prototype again before each store). The checks before each read are those of clonePlain;
- * a key skipped is deleted from `out`.
- */
-function cloneShaped(
-  value: object,
-  keys: readonly string[],
-  out: Record<string, unknown>,
-  state: CloneState,
-  checked: boolean,
-): object {
-  state.remember(value, out);
-  const source = value as Record<string, unknown>;
-  let i = 0;
-  const n = keys.length;
-  try {
-    for (; i < n; i++) {
-      const key = keys[i]!;
-      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
-        delete out[key];
-        continue;
-      }
-      const item = source[key];
-      if (item === undefined && !hasOwn.call(source, key)) {
-        delete out[key];
-        continue;
-      }
-      out[key] =
-        typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
-    }
-  } catch (error) {
-    throw annotate(error, keys[i]!);
-  }
-  return out;
 }
 
 /**

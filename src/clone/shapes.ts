@@ -111,7 +111,7 @@ export function shapeFor(keys: string[]): Shape | null {
     return null;
   cachedChars += chars;
   shapeCount++;
-  const shape: Shape = { keys, uses: 0, copy: null, make: null, next: head };
+  const shape: Shape = { keys, uses: 0, copy: null, next: head };
   byFirstKey.set(first, shape);
   return shape;
 }
@@ -193,30 +193,4 @@ export function compileCopier(
     keys,
     ObjectProto,
   );
-}
-
-/**
- * Gives a shape that has repeated its allocator, for the generic loop in ./clone.ts:
- *
- *   make = function () { return { "a": undefined, "b": undefined }; }
- *
- * A few bytes of code per shape (one literal), so unlike full copiers it stays cheap with thousands of
- * shapes: it allocates the result with its final hidden class in one step (no transition per key), and
- * a store into an own data property never reaches a setter, so the loop need not ask Object.prototype
- * again after each read. Left null (the loop then builds the result key by key) without code generation
- * or past the cache's byte bound.
- *
- * (A per-shape probe `"a" in P || "b" in P`, to replace the loop's `key in Object.prototype` before each
- * read, was tried: while not yet optimized it costs one lookup per key of the shape on every call, so
- * w² per record, and its A/B on 256 rotating record types was lost in the noise of a loaded machine.)
- */
-export function compileKit(shape: Shape): void {
-  const keys = shape.keys;
-  let chars = 0;
-  for (let i = 0; i < keys.length; i++) chars += keys[i]!.length;
-  if (cachedChars + chars > MAX_CACHE_CHARS) return;
-  const make = compile<() => Record<string, unknown>>([], `return{${literalBody(keys)}}`);
-  if (make === null) return;
-  cachedChars += chars;
-  shape.make = make;
 }

@@ -14,20 +14,14 @@ import type { TransferPlan } from "./transfer.ts";
 export type Copier = (source: object, state: CloneState, checked: boolean) => object;
 
 /**
- * An exact list of own enumerable keys; once the shape has repeated, its allocator (for the generic
- * loop) and, within a budget, its copier (see ./shapes.ts).
+ * An exact list of own enumerable keys and, once the shape has repeated and within a budget, its
+ * copier (see ./shapes.ts).
  */
 export interface Shape {
   readonly keys: readonly string[];
   uses: number;
   /** null until compiled, and for good when compilation was refused or the compile budget is spent. */
   copy: Copier | null;
-  /**
-   * A new plain object with every key of the shape as an own data property (undefined), in order: the
-   * generic loop stores into it without transitions, and no store can reach a setter. null until the
-   * shape repeats, and for good without code generation.
-   */
-  make: (() => Record<string, unknown>) | null;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;
 }
