@@ -33,7 +33,15 @@ import {
   unbox,
 } from "../core/types.ts";
 import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
-import { anchorCloneState, annotate, CloneState, RECENT_SHAPES, Refusal, refuse } from "./state.ts";
+import {
+  anchorCloneState,
+  annotate,
+  CloneState,
+  emptyRing,
+  RECENT_SHAPES,
+  Refusal,
+  refuse,
+} from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
 
@@ -160,12 +168,32 @@ function cloneRecord(value: object, state: CloneState, checked: boolean): object
 const RING_MISSES = 16;
 
 /**
- * The shape for these keys: first the few used last in this call (searched from the one used last, so
- * an array of one record shape hits at once, and one of a few interleaved shapes within a few compares),
- * then the process-wide cache by first key (see ./shapes.ts), which stays useful with many shapes.
+ * The shape for these keys: first the one used last in this call (an array of one record shape hits it
+ * every time, and a call that meets one shape allocates nothing more), then the few used last (searched
+ * from the one used last, so records of a few interleaved shapes hit within a few compares), then the
+ * process-wide cache by first key (see ./shapes.ts), which stays useful with many shapes.
  */
 function recentShape(keys: string[], state: CloneState): Shape | null {
-  const shapes = state.shapes;
+  const last = state.lastShape;
+  if (last !== null && sameKeys(last.keys, keys)) return last;
+  return ringShape(keys, state, last);
+}
+
+function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape | null {
+  let shapes = state.shapes;
+  if (shapes === null) {
+    if (last === null) {
+      // The call's first shape: no ring yet.
+      const first = shapeFor(keys);
+      state.lastShape = first;
+      return first;
+    }
+    shapes = emptyRing();
+    shapes[0] = last;
+    state.shapes = shapes;
+    state.shapeAt = 0;
+    state.shapeNext = 1;
+  }
   const at = state.shapeAt;
   // Data rotating through more shapes than the ring holds misses it every time: after a run of misses
   // only the slot used last is tried (a run of one shape still hits it, and a hit resumes the search).
@@ -177,6 +205,7 @@ function recentShape(keys: string[], state: CloneState): Shape | null {
     if (sameKeys(shape.keys, keys)) {
       state.shapeAt = i;
       state.shapeMisses = 0;
+      state.lastShape = shape;
       return shape;
     }
   }
@@ -187,6 +216,7 @@ function recentShape(keys: string[], state: CloneState): Shape | null {
     shapes[i] = shape;
     state.shapeAt = i;
     state.shapeNext = (i + 1) & (RECENT_SHAPES - 1);
+    state.lastShape = shape;
   }
   return shape;
 }
