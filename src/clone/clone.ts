@@ -32,7 +32,7 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, compileCopier, type Shape, sameKeys, shapeFor } from "./shapes.ts";
+import { COMPILE_AFTER, compileFor, type Shape, sameKeys, shapeFor, starve, WAITING } from "./shapes.ts";
 import {
   anchorCloneState,
   annotate,
@@ -222,24 +222,19 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
 }
 
 /**
- * A record through its shape's compiled copier; before there is one, or for good (code generation off
- * or refused, or the copiers' budget spent: the count then stays past COMPILE_AFTER and compiling is
- * never tried again), the generic loop.
+ * A record through its shape's compiled copier; before there is one (its first COMPILE_AFTER records),
+ * or for good (code generation off or refused), or while the copiers' budget is spent (counted: see
+ * starve in ./shapes.ts), the generic loop.
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state, checked);
   const uses = shape.uses;
-  if (uses <= COMPILE_AFTER) {
-    shape.uses = uses + 1;
-    if (uses + 1 > COMPILE_AFTER) {
-      const compiled = compileCopier(shape.keys, cloneObject);
-      if (compiled !== null) {
-        shape.copy = compiled;
-        return compiled(source, state, checked);
-      }
-    }
-  }
+  if (uses < COMPILE_AFTER) shape.uses = uses + 1;
+  else if (uses === COMPILE_AFTER) {
+    const compiled = compileFor(shape, cloneObject);
+    if (compiled !== null) return compiled(source, state, checked);
+  } else if (uses === WAITING) starve();
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.
   return clonePlain(source, shape.keys, state, checked);

@@ -19,6 +19,7 @@ export type Copier = (source: object, state: CloneState, checked: boolean) => ob
  */
 export interface Shape {
   readonly keys: readonly string[];
+  /** Records seen up to COMPILE_AFTER; then REFUSED or WAITING when no copier was made (./shapes.ts). */
   uses: number;
   /** null until compiled, and for good when compilation was refused or the compile budget is spent. */
   copy: Copier | null;
