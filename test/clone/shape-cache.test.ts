@@ -114,7 +114,7 @@ describe("clone shape cache", () => {
         const t = i % 300;
         flood.push({ ["f" + t + "a"]: i, ["f" + t + "b"]: "s", ["f" + t + "c"]: true });
       }
-      const late = Array.from({ length: 8 }, (_, i) => ({ lateA: i, lateB: "v" + i, lateC: 1, lateD: 2, lateE: 3, lateF: 4 }));
+      const late = Array.from({ length: 64 }, (_, i) => ({ lateA: i, lateB: "v" + i, lateC: 1, lateD: 2, lateE: 3, lateF: 4 }));
       const counter = globalThis.__compiles;
       const lateCompiles = () => {
         counter.n = 0;
@@ -125,11 +125,11 @@ describe("clone shape cache", () => {
       };
       S.clone(flood);
       const spent = lateCompiles();
-      // Records copied by the generic loop because the budget is spent are counted (8 a call here);
-      // 2^16 of them restart the cache, and the shape in use then gets its copier.
+      // Records copied by the generic loop because the budget is spent are counted (64 a call here);
+      // 2^18 of them restart the cache, and the shape in use then gets its copier.
       counter.n = 0;
       counter.on = true;
-      for (let i = 0; i < 9000; i++) S.clone(late);
+      for (let i = 0; i < 4500; i++) S.clone(late);
       counter.on = false;
       const after = counter.n;
       const copy = S.clone(flood);
