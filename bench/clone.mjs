@@ -408,7 +408,10 @@ function printFloors() {
     const cell = (t) => (t === undefined ? "—" : formatTime(t));
     let verdict;
     const by = r !== undefined && r <= n / 3 ? "rfdc" : "native/3";
-    if (floor === undefined) verdict = "no floor for this kind of value";
+    // A primitive or a string is returned as it is: a few ns, the timer's floor, where rfdc's
+    // function call alone decides the ratio from one run to the next.
+    if (s < 20 && (r === undefined || r < 20)) verdict = "both under 20 ns: the timer's floor, noise";
+    else if (floor === undefined) verdict = "no floor for this kind of value";
     else if (floor >= need)
       verdict = `floor-bound: the exact floor is ${formatRatio(floor / need)} the time needed (${by})`;
     else
