@@ -61,15 +61,40 @@ const OBJECTS_CASE = /^\[\d+ objects\]$/;
 const isProxy = (await import("node:util")).types?.isProxy ?? (() => false);
 
 /**
+ * The cheapest identity map for an exact clone: a list searched linearly up to 32 objects (cheaper than
+ * a Map's hashing for the small values most calls clone), then a Map. Used by the floors below.
+ */
+function identityMap() {
+  const list = [];
+  let map = null;
+  return {
+    get(o) {
+      if (map !== null) return map.get(o);
+      for (let i = 0; i < list.length; i += 2) if (list[i] === o) return list[i + 1];
+      return undefined;
+    },
+    set(o, c) {
+      if (map !== null) map.set(o, c);
+      else if (list.length < 64) list.push(o, c);
+      else {
+        map = new Map();
+        for (let i = 0; i < list.length; i += 2) map.set(list[i], list[i + 1]);
+        map.set(o, c);
+      }
+    },
+  };
+}
+
+/**
  * The floor of an exact clone written in JavaScript, for JSON-like data (and plain cyclic graphs): rfdc's
  * copy (for...in, no checks) plus what the structured clone algorithm needs per object and rfdc skips:
- * an identity map (shared references and cycles; a Map set and get per object), the Proxy check, the
+ * an identity map (shared references and cycles; a get and a set per object: a short list, then a Map), the Proxy check, the
  * exact own-key list (Object.keys) and the prototype read. Not a clone to use (it drops what JSON
  * cannot hold, and neither checks keys against the prototype nor refuses functions); printed beside
  * the others so a case where structura stays below rfdc shows how much of the gap that work is.
  */
 function exactFloor(root) {
-  const memo = new Map();
+  const memo = identityMap();
   const getProto = Object.getPrototypeOf;
   const walk = (o) => {
     const hit = memo.get(o);
@@ -100,6 +125,36 @@ function exactFloor(root) {
 }
 
 /**
+ * rfdc's copy (for...in over records, Object.keys over arrays, no checks) plus one identity-map set per
+ * object, and nothing else: what an exact clone must add at the very least (the map is what preserves
+ * shared references and cycles; rfdc without `circles` has none). Written here, not rfdc's own code.
+ * Where this alone is slower than rfdc by more than the target allows, the map decides the case.
+ */
+function rfdcPlusSet(root) {
+  const memo = new Map();
+  const walk = (o) => {
+    if (Array.isArray(o)) {
+      const keys = Object.keys(o);
+      const a = new Array(keys.length);
+      memo.set(o, a);
+      for (let i = 0; i < keys.length; i++) {
+        const x = o[keys[i]];
+        a[keys[i]] = typeof x === "object" && x !== null ? walk(x) : x;
+      }
+      return a;
+    }
+    const r = {};
+    memo.set(o, r);
+    for (const k in o) {
+      const x = o[k];
+      r[k] = typeof x === "object" && x !== null ? walk(x) : x;
+    }
+    return r;
+  };
+  return typeof root === "object" && root !== null ? walk(root) : root;
+}
+
+/**
  * The per-object work of an exact clone alone, without copying anything: the same walk as exactFloor
  * (identity map set and get, Proxy check, Object.keys, the prototype read), reading every value but building no
  * result. Printed beside exactFloor: structura's time minus this is what its copying costs, to set
@@ -108,7 +163,7 @@ function exactFloor(root) {
  */
 const WORK_DONE = Object.freeze({ work: "done" });
 function exactWork(root) {
-  const memo = new Map();
+  const memo = identityMap();
   const getProto = Object.getPrototypeOf;
   const walk = (o) => {
     if (memo.get(o) !== undefined) return;
@@ -188,8 +243,10 @@ function implementations(c) {
     { name: "lodash.clonedeep", label: "lodash", fn: () => cloneDeep(v) },
   ];
   if (OBJECTS_CASE.test(c.name)) impls.push({ name: "hand loop", label: "hand", fn: () => handCopy(v) });
-  if ((c.json || c.cyclic) && typeof v === "object") {
+  if (c.plain && typeof v === "object") {
     impls.push({ name: "floor: rfdc + identity map + keys", label: "floor", fn: () => exactFloor(v) });
+    if (!c.cyclic)
+      impls.push({ name: "rfdc + one Map.set per object", label: "rfdc+set", fn: () => rfdcPlusSet(v) });
     impls.push({
       name: "exact work alone (map + keys, no copy)",
       label: "work",
@@ -208,7 +265,17 @@ const suite = createSuite("clone", {
 });
 suite.header();
 
+/** Whether a value holds only plain records, arrays and primitives (the floors handle nothing else). */
+function plainGraph(root) {
+  for (const o of reachableObjects(root)) {
+    const proto = Object.getPrototypeOf(o);
+    if (proto !== Object.prototype && proto !== Array.prototype) return false;
+  }
+  return true;
+}
+
 for (const c of cases) {
+  c.plain = plainGraph(c.value);
   const check = cloneCheck(c.value);
   await suite.case(c.name, implementations(c), { check: (out) => out === WORK_DONE || check(out) });
 }
@@ -313,3 +380,67 @@ suite.target(`${runtime.name}: 3 MB string in constant time (vs 14 KB)`, () => {
 });
 
 suite.finish();
+
+// ---------------------------------------------------------------------------------------------------
+// floors
+
+/**
+ * Beside every case that misses a target (rfdc, or 3× native; means), the floors measured in this run:
+ * the time the case needs (the lower of rfdc's mean and a third of native's), the exact floor (rfdc's
+ * copy plus what structuredClone's semantics need per object: identity map, Proxy check, key list,
+ * prototype), rfdc plus the map's set alone, and the per-object work alone. A case whose exact floor is
+ * itself above the time needed cannot be won by any clone written in JavaScript with those semantics
+ * (floor-bound, by the factor printed); elsewhere structura's distance to the floor is what is left.
+ */
+function printFloors() {
+  if (runtime.name !== "node") return;
+  const rows = [];
+  for (const c of suite.cases) {
+    const s = suite.mean(c.name, "structura");
+    const r = suite.mean(c.name, "rfdc");
+    const n = suite.mean(c.name, NATIVE);
+    if (s === undefined || n === undefined) continue;
+    const need = Math.min(r ?? Number.POSITIVE_INFINITY, n / 3);
+    if (s <= need) continue;
+    const floor = suite.mean(c.name, "floor: rfdc + identity map + keys");
+    const plusSet = suite.mean(c.name, "rfdc + one Map.set per object");
+    const work = suite.mean(c.name, "exact work alone (map + keys, no copy)");
+    const cell = (t) => (t === undefined ? "—" : formatTime(t));
+    let verdict;
+    const by = r !== undefined && r <= n / 3 ? "rfdc" : "native/3";
+    // A primitive or a string is returned as it is: a few ns, the timer's floor, where rfdc's
+    // function call alone decides the ratio from one run to the next.
+    if (s < 20 && (r === undefined || r < 20)) verdict = "both under 20 ns: the timer's floor, noise";
+    else if (floor === undefined) verdict = "no floor for this kind of value";
+    else if (floor >= need)
+      verdict = `floor-bound: the exact floor is ${formatRatio(floor / need)} the time needed (${by})`;
+    else
+      verdict = `above the floor: structura ${formatRatio(s / floor)} the floor, ${formatRatio(s / need)} the time needed (${by})`;
+    rows.push([
+      c.name,
+      cell(s),
+      cell(need),
+      cell(r),
+      cell(n / 3),
+      cell(floor),
+      cell(plusSet),
+      cell(work),
+      verdict,
+    ]);
+  }
+  if (rows.length === 0) return;
+  console.log("floors, beside each case below a target (means; need = the lower of rfdc and native/3)");
+  const headers = ["case", "structura", "need", "rfdc", "native/3", "floor", "rfdc+set", "work", "verdict"];
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
+  const line = (cells) =>
+    cells
+      .map((x, i) =>
+        i === 0 || i === cells.length - 1 ? String(x).padEnd(widths[i]) : String(x).padStart(widths[i]),
+      )
+      .join("  ");
+  console.log(`  ${line(headers)}`);
+  for (const row of rows) console.log(`  ${line(row)}`);
+  console.log("");
+}
+
+printFloors();

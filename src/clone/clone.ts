@@ -32,8 +32,16 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, compileCopier, compileKit, type Shape, sameKeys, shapeFor } from "./shapes.ts";
-import { anchorCloneState, annotate, CloneState, RECENT_SHAPES, Refusal, refuse } from "./state.ts";
+import { COMPILE_AFTER, compileFor, type Shape, sameKeys, shapeFor, starve, WAITING } from "./shapes.ts";
+import {
+  anchorCloneState,
+  annotate,
+  CloneState,
+  emptyRing,
+  RECENT_SHAPES,
+  Refusal,
+  refuse,
+} from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
 
@@ -160,12 +168,32 @@ function cloneRecord(value: object, state: CloneState, checked: boolean): object
 const RING_MISSES = 16;
 
 /**
- * The shape for these keys: first the few used last in this call (searched from the one used last, so
- * an array of one record shape hits at once, and one of a few interleaved shapes within a few compares),
- * then the process-wide cache by first key (see ./shapes.ts), which stays useful with many shapes.
+ * The shape for these keys: first the one used last in this call (an array of one record shape hits it
+ * every time, and a call that meets one shape allocates nothing more), then the few used last (searched
+ * from the one used last, so records of a few interleaved shapes hit within a few compares), then the
+ * process-wide cache by first key (see ./shapes.ts), which stays useful with many shapes.
  */
 function recentShape(keys: string[], state: CloneState): Shape | null {
-  const shapes = state.shapes;
+  const last = state.lastShape;
+  if (last !== null && sameKeys(last.keys, keys)) return last;
+  return ringShape(keys, state, last);
+}
+
+function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape | null {
+  let shapes = state.shapes;
+  if (shapes === null) {
+    if (last === null) {
+      // The call's first shape: no ring yet.
+      const first = shapeFor(keys);
+      state.lastShape = first;
+      return first;
+    }
+    shapes = emptyRing();
+    shapes[0] = last;
+    state.shapes = shapes;
+    state.shapeAt = 0;
+    state.shapeNext = 1;
+  }
   const at = state.shapeAt;
   // Data rotating through more shapes than the ring holds misses it every time: after a run of misses
   // only the slot used last is tried (a run of one shape still hits it, and a hit resumes the search).
@@ -177,6 +205,7 @@ function recentShape(keys: string[], state: CloneState): Shape | null {
     if (sameKeys(shape.keys, keys)) {
       state.shapeAt = i;
       state.shapeMisses = 0;
+      state.lastShape = shape;
       return shape;
     }
   }
@@ -187,33 +216,27 @@ function recentShape(keys: string[], state: CloneState): Shape | null {
     shapes[i] = shape;
     state.shapeAt = i;
     state.shapeNext = (i + 1) & (RECENT_SHAPES - 1);
+    state.lastShape = shape;
   }
   return shape;
 }
 
 /**
- * A record through its shape's compiled copier; before there is one, or for good (code generation off
- * or refused, or the copiers' budget spent: the count then stays past COMPILE_AFTER and compiling is
- * never tried again), the generic loop, over the shape's allocator from the shape's second object on.
+ * A record through its shape's compiled copier; before there is one (its first COMPILE_AFTER records),
+ * or for good (code generation off or refused), or while the copiers' budget is spent (counted: see
+ * starve in ./shapes.ts), the generic loop.
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state, checked);
   const uses = shape.uses;
-  if (uses <= COMPILE_AFTER) {
-    shape.uses = uses + 1;
-    if (uses + 1 > COMPILE_AFTER) {
-      const compiled = compileCopier(shape.keys, cloneObject);
-      if (compiled !== null) {
-        shape.copy = compiled;
-        return compiled(source, state, checked);
-      }
-    } else if (uses === 1) compileKit(shape);
-  }
+  if (uses < COMPILE_AFTER) shape.uses = uses + 1;
+  else if (uses === COMPILE_AFTER) {
+    const compiled = compileFor(shape, cloneObject);
+    if (compiled !== null) return compiled(source, state, checked);
+  } else if (uses === WAITING) starve();
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.
-  const make = shape.make;
-  if (make !== null) return cloneShaped(source, shape.keys, make(), state, checked);
   return clonePlain(source, shape.keys, state, checked);
 }
 
@@ -233,44 +256,6 @@ function clonePlainChecked(
   const kind = classifyUnproxied(value);
   if (kind !== Kind.Object) return cloneByKind(value, kind, state);
   return clonePlain(value, keys, state, checked);
-}
-
-/**
- * The generic loop for a shape that has repeated: `out` comes from the shape's allocator with every key
- * already an own data property, so each store is a plain write that no setter can intercept (clonePlain
- * asks Object.prototype again before each store). The checks before each read are those of clonePlain;
- * a key skipped is deleted from `out`.
- */
-function cloneShaped(
-  value: object,
-  keys: readonly string[],
-  out: Record<string, unknown>,
-  state: CloneState,
-  checked: boolean,
-): object {
-  state.remember(value, out);
-  const source = value as Record<string, unknown>;
-  let i = 0;
-  const n = keys.length;
-  try {
-    for (; i < n; i++) {
-      const key = keys[i]!;
-      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
-        delete out[key];
-        continue;
-      }
-      const item = source[key];
-      if (item === undefined && !hasOwn.call(source, key)) {
-        delete out[key];
-        continue;
-      }
-      out[key] =
-        typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
-    }
-  } catch (error) {
-    throw annotate(error, keys[i]!);
-  }
-  return out;
 }
 
 /**

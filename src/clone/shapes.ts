@@ -7,7 +7,8 @@
  * with its final hidden class in one step instead of transitioning once per property, and reads each
  * key by a constant name (an inline cache hit) instead of a computed one.
  *
- * Code generation is lazy (never probed at import), happens once per shape per process, can be turned
+ * Code generation is lazy (never probed at import), happens once per shape while the cache keeps it
+ * (see starve: the cache starts afresh when its bounds have kept enough records off it), can be turned
  * off with `configure({ codegen: false })`, and falls back silently to the generic loop when the host
  * forbids it (CSP). Keys are embedded as JSON string literals, which cannot break out of the string.
  */
@@ -50,9 +51,42 @@ let cachedChars = 0;
  */
 const MAX_SHAPES_PER_KEY = 16;
 
-/** Keys of all compiled copiers together, at most (see compileCopier). */
+/** Keys of all compiled copiers together, at most (see compileFor). */
 const MAX_COMPILED_KEYS = 512;
 let compiledKeys = 0;
+
+/** `Shape.uses` of a shape left without a copier for good: code generation off, refused, or failed. */
+export const REFUSED = COMPILE_AFTER + 1;
+/** `Shape.uses` of a shape left without a copier because the budget was spent (see starve). */
+export const WAITING = COMPILE_AFTER + 2;
+
+/**
+ * The cache is first come, first served: once a bound is reached (the budget of compiled keys, the
+ * shape count, the key text, the shapes per first key), later shapes take the generic loop. So that no
+ * input can make that last for the life of the process (data seen first, or a flood of shapes, would
+ * otherwise decide for every later call), the records copied without a copier because a bound was
+ * reached are counted, and at RESTART_AFTER of them the cache starts afresh: every shape and copier is
+ * dropped (in-flight calls keep the ones they hold) and whatever is used from then on is cached and
+ * compiled again. The threshold doubles at each restart, up to MAX_RESTART_AFTER, so a working set
+ * larger than the bounds (256 record types rotating) pays for its recompiles ever more rarely: a
+ * restart recompiles at most MAX_COMPILED_KEYS keys (a few ms), after at least 262,144 records copied
+ * by the generic loop (about 40 ms of work; with 2^16, 256 rotating record types restarted five times
+ * in one benchmark run, and each restart's compiles showed in its profile).
+ */
+let starved = 0;
+let restartAfter = 1 << 18;
+const MAX_RESTART_AFTER = 1 << 24;
+
+/** Counts a record copied by the generic loop because a bound was reached; may restart the cache. */
+export function starve(): void {
+  if (++starved < restartAfter) return;
+  byFirstKey.clear();
+  shapeCount = 0;
+  cachedChars = 0;
+  compiledKeys = 0;
+  starved = 0;
+  if (restartAfter < MAX_RESTART_AFTER) restartAfter *= 2;
+}
 
 /** Captured at load, like the walk's intrinsics: keys are quoted with the realm's own JSON.stringify. */
 const quote = JSON.stringify as (key: string) => string;
@@ -97,7 +131,10 @@ export function shapeFor(keys: string[]): Shape | null {
     if (sameKeys(candidate.keys, keys)) return candidate;
     count++;
   }
-  if (count >= MAX_SHAPES_PER_KEY) return null;
+  if (count >= MAX_SHAPES_PER_KEY) {
+    starve();
+    return null;
+  }
   // A new shape (or one that cannot be cached, checked again each time: a refusal is not remembered,
   // so that it costs no memory).
   if (isIndexKey(first)) return null;
@@ -107,11 +144,14 @@ export function shapeFor(keys: string[]): Shape | null {
     if (key === "__proto__") return null;
     chars += key.length;
   }
-  if (shapeCount >= MAX_SHAPES || chars > MAX_SHAPE_CHARS || cachedChars + chars > MAX_CACHE_CHARS)
+  if (chars > MAX_SHAPE_CHARS) return null;
+  if (shapeCount >= MAX_SHAPES || cachedChars + chars > MAX_CACHE_CHARS) {
+    starve();
     return null;
+  }
   cachedChars += chars;
   shapeCount++;
-  const shape: Shape = { keys, uses: 0, copy: null, make: null, next: head };
+  const shape: Shape = { keys, uses: 0, copy: null, next: head };
   byFirstKey.set(first, shape);
   return shape;
 }
@@ -160,15 +200,34 @@ function literalBody(keys: readonly string[]): string {
  * constant in optimized code while Object.prototype keeps its hidden class (V8 deoptimizes the copier
  * when it changes), so the check costs nothing per key.
  */
-export function compileCopier(
-  keys: readonly string[],
+export function compileFor(
+  shape: Shape,
   cloneObject: (value: object, state: CloneState) => object,
 ): Copier | null {
   // Compiled code must pay for itself: past a few hundred shapes, the copiers' machine code no longer
   // fits the CPU's instruction caches, and data rotating through that many shapes clones slower with
-  // them than with the generic loop (256 rotating record types: 1.8× slower, Node 20). So a process
-  // compiles copiers for at most MAX_COMPILED_KEYS keys in all; later shapes keep the generic loop.
-  if (compiledKeys + keys.length > MAX_COMPILED_KEYS) return null;
+  // them than with the generic loop (256 rotating record types: 1.8× slower in clone2, 2.5-2.8× in
+  // clone3's A/B, Node 20). So copiers for at most MAX_COMPILED_KEYS keys in all are kept; later
+  // shapes wait for the cache to start afresh (see starve).
+  const keys = shape.keys;
+  if (compiledKeys + keys.length > MAX_COMPILED_KEYS) {
+    shape.uses = WAITING;
+    return null;
+  }
+  const copier = compileCopier(keys, cloneObject);
+  if (copier === null) {
+    shape.uses = REFUSED;
+    return null;
+  }
+  compiledKeys += keys.length;
+  shape.copy = copier;
+  return copier;
+}
+
+function compileCopier(
+  keys: readonly string[],
+  cloneObject: (value: object, state: CloneState) => object,
+): Copier | null {
   let body = `return function copy(s,st,c){var o={${literalBody(keys)}},x,k=0;st.remember(s,o);try{`;
   for (let i = 0; i < keys.length; i++) {
     const key = quote(keys[i]!);
@@ -184,7 +243,6 @@ export function compileCopier(
   body += "}catch(e){throw annotate(e,keys[k]);}return o;}";
   const factory = compile<CopierFactory>(["cloneObject", "refuse", "annotate", "hasOwn", "keys", "P"], body);
   if (factory === null) return null;
-  compiledKeys += keys.length;
   return factory(
     cloneObject,
     refuse,
@@ -193,30 +251,4 @@ export function compileCopier(
     keys,
     ObjectProto,
   );
-}
-
-/**
- * Gives a shape that has repeated its allocator, for the generic loop in ./clone.ts:
- *
- *   make = function () { return { "a": undefined, "b": undefined }; }
- *
- * A few bytes of code per shape (one literal), so unlike full copiers it stays cheap with thousands of
- * shapes: it allocates the result with its final hidden class in one step (no transition per key), and
- * a store into an own data property never reaches a setter, so the loop need not ask Object.prototype
- * again after each read. Left null (the loop then builds the result key by key) without code generation
- * or past the cache's byte bound.
- *
- * (A per-shape probe `"a" in P || "b" in P`, to replace the loop's `key in Object.prototype` before each
- * read, was tried: while not yet optimized it costs one lookup per key of the shape on every call, so
- * w² per record, and its A/B on 256 rotating record types was lost in the noise of a loaded machine.)
- */
-export function compileKit(shape: Shape): void {
-  const keys = shape.keys;
-  let chars = 0;
-  for (let i = 0; i < keys.length; i++) chars += keys[i]!.length;
-  if (cachedChars + chars > MAX_CACHE_CHARS) return;
-  const make = compile<() => Record<string, unknown>>([], `return{${literalBody(keys)}}`);
-  if (make === null) return;
-  cachedChars += chars;
-  shape.make = make;
 }

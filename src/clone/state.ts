@@ -14,20 +14,15 @@ import type { TransferPlan } from "./transfer.ts";
 export type Copier = (source: object, state: CloneState, checked: boolean) => object;
 
 /**
- * An exact list of own enumerable keys; once the shape has repeated, its allocator (for the generic
- * loop) and, within a budget, its copier (see ./shapes.ts).
+ * An exact list of own enumerable keys and, once the shape has repeated and within a budget, its
+ * copier (see ./shapes.ts).
  */
 export interface Shape {
   readonly keys: readonly string[];
+  /** Records seen up to COMPILE_AFTER; then REFUSED or WAITING when no copier was made (./shapes.ts). */
   uses: number;
   /** null until compiled, and for good when compilation was refused or the compile budget is spent. */
   copy: Copier | null;
-  /**
-   * A new plain object with every key of the shape as an own data property (undefined), in order: the
-   * generic loop stores into it without transitions, and no store can reach a setter. null until the
-   * shape repeats, and for good without code generation.
-   */
-  make: (() => Record<string, unknown>) | null;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;
 }
@@ -50,21 +45,42 @@ export class Refusal {
  */
 const SMALL_MEMO = 32;
 
-/** Slots of the short memory map, pre-filled (slice defines them): see CloneState. */
+/** Slots of the short memory map, pre-filled: see CloneState. */
 type Slots = (object | undefined)[];
+
+// The slots and the ring below are made by array literals, each a fresh array whose every element is
+// an own data property from the start: a store into one is a plain write that no setter on
+// Array.prototype can intercept, and making them calls nothing a script can replace (`slice` would look
+// up `constructor` and Symbol.species; `push` and `fill` are [[Set]]s that reach an index setter). A
+// literal is also V8's cheapest way to allocate one (a copy of its boilerplate).
+
 /** The first slots (8 objects); a call that remembers more grows them once, to SMALL_MEMO objects. */
-// Array.from defines each slot (CreateDataProperty): no setter on Array.prototype runs, even at load.
-const FIRST_SLOTS: Slots = /* @__PURE__ */ Array.from({ length: 16 });
-const ALL_SLOTS: Slots = /* @__PURE__ */ Array.from({ length: SMALL_MEMO * 2 });
+function firstSlots(): Slots {
+  // biome-ignore format: sixteen slots, eight sources and their clones
+  return [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
+}
+
+/** SMALL_MEMO (32) objects and their clones. */
+function allSlots(): Slots {
+  // biome-ignore format: sixty-four slots, four lines of sixteen
+  return [
+    undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+    undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+    undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+    undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined,
+  ];
+}
 
 /**
  * Shapes remembered per call for the record walk (see `recentShape` in ./clone.ts): real data
  * interleaves a few record shapes, so a short ring, searched from the one used last, hits where the
  * last shape alone would miss on every object (and costs a length or first-key compare per entry when
- * it misses). A power of two: the search wraps with a mask.
+ * it misses). A power of two: the search wraps with a mask. Made when a call meets its second shape.
  */
 export const RECENT_SHAPES = 8;
-const NO_SHAPES: (Shape | null)[] = [null, null, null, null, null, null, null, null];
+export function emptyRing(): (Shape | null)[] {
+  return [null, null, null, null, null, null, null, null];
+}
 
 /**
  * Per-call state; one object so the recursive functions take two arguments and stay monomorphic.
@@ -81,11 +97,14 @@ export class CloneState {
   #slots: Slots | null = null;
   #count = 0;
   #map: Map<object, object> | null = null;
+  /** The shape used last (see recentShape in ./clone.ts): a run of one shape never reaches the ring. */
+  lastShape: Shape | null = null;
   /**
-   * The shapes used last (see RECENT_SHAPES): `shapeAt` is the slot used last, `shapeNext` the slot the
-   * next new shape replaces. Pre-filled (slice defines every slot), so stores never reach a setter.
+   * The shapes used last (see RECENT_SHAPES), made when a second shape appears: `shapeAt` is the slot
+   * used last, `shapeNext` the slot the next new shape replaces. Pre-filled, so stores never reach a
+   * setter.
    */
-  readonly shapes: (Shape | null)[] = NO_SHAPES.slice();
+  shapes: (Shape | null)[] | null = null;
   shapeAt = 0;
   shapeNext = 0;
   /** Ring misses in a row (see recentShape in ./clone.ts). */
@@ -112,10 +131,10 @@ export class CloneState {
     const count = this.#count;
     let slots = this.#slots;
     if (slots === null) {
-      slots = FIRST_SLOTS.slice();
+      slots = firstSlots();
       this.#slots = slots;
     } else if (count === 8 && count < SMALL_MEMO) {
-      const grown = ALL_SLOTS.slice();
+      const grown = allSlots();
       for (let i = 0; i < 16; i++) grown[i] = slots[i];
       slots = grown;
       this.#slots = slots;

@@ -98,4 +98,51 @@ describe("clone shape cache", () => {
     expect(calls).toBe(0);
     expect(isDeepStrictEqual(copy, value)).toBe(true);
   });
+
+  it("no input spends the copier budget for the life of the process: the cache starts afresh", async () => {
+    // structura captures Function when it loads, so the counting wrapper is installed before that
+    // (--import) and counts only while `on`.
+    const preload = `data:text/javascript,${encodeURIComponent(
+      "const c = { n: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
+        "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
+    )}`;
+    const run = await runLimited(
+      `
+      // 300 record types of 3 keys, 4 records each: 900 keys, past the budget of compiled keys.
+      const flood = [];
+      for (let i = 0; i < 1200; i++) {
+        const t = i % 300;
+        flood.push({ ["f" + t + "a"]: i, ["f" + t + "b"]: "s", ["f" + t + "c"]: true });
+      }
+      const late = Array.from({ length: 64 }, (_, i) => ({ lateA: i, lateB: "v" + i, lateC: 1, lateD: 2, lateE: 3, lateF: 4 }));
+      const counter = globalThis.__compiles;
+      const lateCompiles = () => {
+        counter.n = 0;
+        counter.on = true;
+        S.clone(late);
+        counter.on = false;
+        return counter.n;
+      };
+      S.clone(flood);
+      const spent = lateCompiles();
+      // Records copied by the generic loop because the budget is spent are counted (64 a call here);
+      // 2^18 of them restart the cache, and the shape in use then gets its copier.
+      counter.n = 0;
+      counter.on = true;
+      for (let i = 0; i < 4500; i++) S.clone(late);
+      counter.on = false;
+      const after = counter.n;
+      const copy = S.clone(flood);
+      report({ spent, after, exact: JSON.stringify(copy) === JSON.stringify(flood) && copy[5] !== flood[5] });
+      `,
+      { heapMiB: 256, timeoutMs: 60_000, nodeFlags: [`--import=${preload}`] },
+    );
+    expect(run.outcome, run.stderr).toBe("ok");
+    const r = run.result as { spent: number; after: number; exact: boolean };
+    // While the flood holds the budget, a new shape gets no copier ...
+    expect(r.spent).toBe(0);
+    // ... but not for good.
+    expect(r.after).toBe(1);
+    expect(r.exact).toBe(true);
+  });
 });
