@@ -4,6 +4,7 @@
  * that is flushed as the reader frees room. Web APIs only.
  */
 
+import { DEFAULT_MAX_SHAPE_TABLE, EncodeSession } from "../binary/messages.ts";
 import {
   AWAKE,
   HEAD,
@@ -53,6 +54,14 @@ export class Sender {
   #queueAt = 0;
   #queued = 0;
   #writerArmed = false;
+  /**
+   * The channel's shape table, writer's side: messages are read in the order they are sent, like a
+   * stream's frames, so a record shape's keys travel once per channel instead of once per message
+   * (docs/channel.md, Shapes). Bounded in bytes; the encoder resets it when it fills up.
+   */
+  readonly #shapes = new EncodeSession(DEFAULT_MAX_SHAPE_TABLE);
+  /** An encode is running: a post from inside it (a custom type's encode) is a plain message. */
+  #encoding = false;
   /**
    * Whether a small string may travel on the port as it is when the reader is parked (see send): set
    * by the end where its port hands strings over in order and `receiveSync` can take them (Node, Bun).
@@ -142,7 +151,7 @@ export class Sender {
       // encoding here and decoding there overlap instead of queueing everything first. (Before the
       // encode: a `drain` listener run by the flush may post, which reuses the encoder's buffer.)
       if (tx !== null && this.#queueAt < this.#queue.length) this.flush();
-      bytes = this.#plain.encodeTransient(value);
+      bytes = this.#encode(value);
       if (tx !== null && bytes.byteLength <= this.#maxInline) {
         const seq = this.#sendSeq;
         if (this.#queueAt === this.#queue.length && this.#writeInline(tx, bytes, seq)) {
@@ -163,6 +172,21 @@ export class Sender {
     const item: Outgoing = { bytes, text, ringText, size, seq: this.#sendSeq, buffers: moved, resolve };
     this.#sendSeq = (this.#sendSeq + 1) | 0;
     this.#push(item);
+  }
+
+  /**
+   * A stream message over the channel's shape table. Posted from inside an encode (a custom type's
+   * encode posting on this channel), a plain message instead: the outer message has not finished
+   * with the table yet, and the inner one is sent first.
+   */
+  #encode(value: unknown): Uint8Array {
+    if (this.#encoding) return this.#plain.encodeTransient(value, null);
+    this.#encoding = true;
+    try {
+      return this.#plain.encodeTransient(value, this.#shapes);
+    } finally {
+      this.#encoding = false;
+    }
   }
 
   /** Writes an encoded message, or queues it behind those still waiting for room. */

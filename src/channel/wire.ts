@@ -6,6 +6,7 @@
 
 import { type DecodeConfig, decode } from "../binary/decode.ts";
 import { type EncodeConfig, encode, encodeTransient } from "../binary/encode.ts";
+import type { DecodeSession, EncodeSession } from "../binary/messages.ts";
 import { exhaustedError, typedStackError } from "../binary/stack.ts";
 import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
 import { DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
@@ -171,10 +172,13 @@ export class Codec {
     return this.#enc;
   }
 
-  /** The encoding, as a view that stays valid only until the next encode (see encodeTransient). */
-  encodeTransient(value: unknown): Uint8Array {
+  /**
+   * The encoding, as a view that stays valid only until the next encode (see encodeTransient): a stream
+   * message over `shapes`, the channel's shape table (see Sender.send), or a plain one when null.
+   */
+  encodeTransient(value: unknown, shapes: EncodeSession | null): Uint8Array {
     try {
-      return encodeTransient(value, this.#encodeConfig());
+      return encodeTransient(value, this.#encodeConfig(), shapes);
     } catch (error) {
       throw typedStackError(error, exhaustedError);
     }
@@ -189,7 +193,8 @@ export class Codec {
     }
   }
 
-  decode<T>(bytes: Uint8Array): T {
+  /** A plain message, or a stream message over `shapes` (the channel's shape table) when given. */
+  decode<T>(bytes: Uint8Array, shapes: DecodeSession | null = null): T {
     if (this.#dec === null) {
       this.#dec = {
         registry: this.#registry,
@@ -198,7 +203,7 @@ export class Codec {
       };
     }
     try {
-      return decode(bytes, this.#dec) as T;
+      return decode(bytes, this.#dec, shapes) as T;
     } catch (error) {
       throw typedStackError(error, exhaustedError);
     }
