@@ -23,7 +23,6 @@ import {
   type Codec,
   corrupt,
   decodeWithTransfer,
-  hasWaitAsync,
   isPayload,
   type PortPayload,
   receiveOnPort,
@@ -275,7 +274,7 @@ export class Receiver<T> {
             tail = (tail + RECORD_HEADER) | 0;
             this.tail = tail;
             this.#recvSeq = (this.#recvSeq + 1) | 0;
-            if (rx.release(tail)) rx.wakeWriter();
+            if (rx.release(tail)) this.#wakeWriter();
             continue;
           }
           this.tail = tail;
@@ -285,7 +284,7 @@ export class Receiver<T> {
         this.waitingForPort = false;
         tail = (tail + RECORD_HEADER) | 0;
         this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
+        if (rx.release(tail)) this.#wakeWriter();
         if (typeof p === "string") value = p as T;
         else if (this.#payloadReadable(p)) value = this.#decodePayload(p);
         else {
@@ -313,7 +312,7 @@ export class Receiver<T> {
         }
         tail = (tail + recordSize(TEXT_HEADER + n)) | 0;
         this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
+        if (rx.release(tail)) this.#wakeWriter();
       } else {
         if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > left) {
           throw corrupt(`Ring record header ${kind} is invalid.`);
@@ -331,7 +330,7 @@ export class Receiver<T> {
         }
         tail = (tail + recordSize(kind)) | 0;
         this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
+        if (rx.release(tail)) this.#wakeWriter();
         if (!readable) {
           this.#recvSeq = (this.#recvSeq + 1) | 0;
           continue;
@@ -342,8 +341,12 @@ export class Receiver<T> {
     }
   }
 
-  #wakeWriter(rx: Ring): void {
-    rx.wakeWriter();
-    if (!hasWaitAsync) this.#port.postMessage({ r: 1 });
+  /** The writer waits for room (see Sender's #armWriter): a port message wakes it. */
+  #wakeWriter(): void {
+    try {
+      this.#port.postMessage({ r: 1 });
+    } catch {
+      // a closed port: nobody to wake
+    }
   }
 }

@@ -110,22 +110,7 @@ export const ITER_HIGH = 256;
  */
 export const REPLY_POLL_MICROS = 50;
 export const STREAM_POLL_MICROS = 20;
-/**
- * Asynchronous waits on a ring also end after this many milliseconds and look again. The protocol does
- * not need it, but the stress test caught (rarely, under load, Node 20) a writer whose notified
- * `Atomics.waitAsync` never resolved; the timeout turns such a stall into a short delay.
- */
-export const WRITER_RECHECK_MS = 20;
 export const SYNC_SLICE_MS = 50;
-export const hasWaitAsync = typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function";
-
-export type WaitAsync = (
-  a: Int32Array,
-  i: number,
-  v: number,
-  timeout?: number,
-) => { async: false; value: string } | { async: true; value: Promise<string> };
-export const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
 
 // The buffers of the message being encoded or decoded, for the transfer custom type.
 let encodingTransfer: Map<object, number> | null = null;
