@@ -364,9 +364,10 @@ export class Sender {
   /**
    * Waits (without blocking) for the reader to free room, then flushes: WRITER_SLEEP says so, and the
    * reader answers with a `{ r: 1 }` port message once it has freed half the ring. A port message, not
-   * `Atomics.waitAsync`: measured on Node 20 between two workers, a notified `waitAsync` resolved
-   * 0.6-1 s late (its 20 ms timeout as late), because its resolution is a platform task that does not
-   * wake the worker's idle event loop; a port message does, on every host (see docs/channel.md).
+   * `Atomics.waitAsync`: the latter needed a timeout (a timer per wait) to recover from a notified wait
+   * that never resolved on Node 20, and is missing in Firefox; a port message wakes any event loop. (A
+   * writer posting in a loop resumes when its loop ends either way; until then each post writes what
+   * the reader has freed: see docs/channel.md, Between two workers.)
    */
   #armWriter(): void {
     const tx = this.#tx;
