@@ -4,6 +4,8 @@
  * APIs only; `receiveMessageOnPort` only where the host has `process.getBuiltinModule`.
  */
 
+import { DEFAULT_MAX_SHAPE_TABLE, DecodeSession } from "../binary/messages.ts";
+import { MODE_EXTEND, STREAM_MAGIC } from "../binary/session.ts";
 import {
   HEAD,
   KIND_ASCII,
@@ -21,7 +23,6 @@ import {
   type Codec,
   corrupt,
   decodeWithTransfer,
-  hasWaitAsync,
   isPayload,
   type PortPayload,
   receiveOnPort,
@@ -39,6 +40,18 @@ export class Receiver<T> {
   /** Strings that came on the port as they are (RAW records), in the order they were posted. */
   #raw: string[] = [];
   #rawAt = 0;
+  /**
+   * The channel's shape table, reader's side (see Sender's): built by the stream messages in the order
+   * they were sent, bounded in bytes (a definition past DEFAULT_MAX_SHAPE_TABLE is a LimitError, so
+   * ERR_CHANNEL_CORRUPT). An unknown shape id is ERR_BAD_REFERENCE, so ERR_CHANNEL_CORRUPT too.
+   */
+  readonly #shapes = new DecodeSession(DEFAULT_MAX_SHAPE_TABLE);
+  /**
+   * A message of a dead peer was lost (its port message never came): it may have defined shapes that
+   * later messages use, so those (stream messages that extend the table) cannot be read safely, and
+   * are skipped like it; a message that resets the table, or a plain one, is read again.
+   */
+  #shapesLost = false;
   /** Bytes of the ring consumed so far (this side's copy of TAIL). */
   tail = 0;
   /** The next message is a port message that has not arrived yet. */
@@ -116,8 +129,24 @@ export class Receiver<T> {
   #decodePort(p: PortPayload): T {
     if (p.x !== undefined) return p.x as T;
     if (p.u !== undefined) return decodeBulk(p.u, p.a === 1) as T;
-    if (p.t === undefined) return this.#plain.decode<T>(p.b!);
+    if (p.t === undefined) return this.#plain.decode<T>(p.b!, this.#shapes);
     return decodeWithTransfer<T>(p.b!, this.#withTransfer, p.t);
+  }
+
+  /**
+   * Whether a binary message can be read: false only after a lost message (see #shapesLost) for a
+   * stream message that extends the table (the lost one may have defined what it uses).
+   */
+  #readable(bytes: Uint8Array, at: number, length: number): boolean {
+    // (Shorter than a header: the decoder refuses it.)
+    if (!this.#shapesLost || length < 2 || bytes[at] !== STREAM_MAGIC) return true;
+    if ((bytes[at + 1]! & 0x7f) !== MODE_EXTEND) this.#shapesLost = false;
+    return !this.#shapesLost;
+  }
+
+  /** A payload that can be read (see #readable); else the peer's lost message took what it needs. */
+  #payloadReadable(p: PortPayload): boolean {
+    return p.b === undefined || p.t !== undefined || this.#readable(p.b, 0, p.b.length);
   }
 
   /**
@@ -199,10 +228,12 @@ export class Receiver<T> {
       const head = Atomics.load(rx.ctrl, HEAD);
       if (tail === head) {
         // After the peer closed, messages it could not fit in the ring came through the port.
-        if (this.peerClosed && this.#inbox.length !== 0) {
+        while (this.peerClosed && this.#inbox.length !== 0) {
           const p = this.#inbox.shift()!;
+          // A gap: the messages between never came (see #shapesLost).
+          if (p.s !== this.#recvSeq) this.#shapesLost = true;
           this.#recvSeq = (p.s + 1) | 0;
-          return { value: this.#decodePayload(p) };
+          if (this.#payloadReadable(p)) return { value: this.#decodePayload(p) };
         }
         return null;
       }
@@ -237,11 +268,13 @@ export class Receiver<T> {
             : this.#takePort(seq, pull || this.peerClosed);
         if (p === undefined) {
           if (this.peerClosed) {
-            // The peer is gone and its port message never arrived: skip that record only.
+            // The peer is gone and its port message never arrived: skip that record (and, if it may
+            // have defined shapes, the later messages that use them: see #shapesLost).
+            if (kind === KIND_PORT) this.#shapesLost = true;
             tail = (tail + RECORD_HEADER) | 0;
             this.tail = tail;
             this.#recvSeq = (this.#recvSeq + 1) | 0;
-            if (rx.release(tail)) rx.wakeWriter();
+            if (rx.release(tail)) this.#wakeWriter();
             continue;
           }
           this.tail = tail;
@@ -251,8 +284,13 @@ export class Receiver<T> {
         this.waitingForPort = false;
         tail = (tail + RECORD_HEADER) | 0;
         this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
-        value = (typeof p === "string" ? p : this.#decodePayload(p)) as T;
+        if (rx.release(tail)) this.#wakeWriter();
+        if (typeof p === "string") value = p as T;
+        else if (this.#payloadReadable(p)) value = this.#decodePayload(p);
+        else {
+          this.#recvSeq = (this.#recvSeq + 1) | 0;
+          continue;
+        }
       } else if (kind === KIND_TEXT || kind === KIND_ASCII) {
         // A string as UTF-8 (or ASCII): an int32 byte count, then the bytes (read straight from the
         // ring; an ASCII one with the host's Buffer where there is one: a copy, no transcoding).
@@ -274,28 +312,41 @@ export class Receiver<T> {
         }
         tail = (tail + recordSize(TEXT_HEADER + n)) | 0;
         this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
+        if (rx.release(tail)) this.#wakeWriter();
       } else {
         if (kind < 0 || kind > cap - pos - RECORD_HEADER || recordSize(kind) > left) {
           throw corrupt(`Ring record header ${kind} is invalid.`);
         }
+        const start = pos + RECORD_HEADER;
+        const readable = this.#readable(rx.bytes, start, kind);
         try {
-          // Straight from the ring (strings are copied out by the decoder, nothing aliases it).
-          value = this.#plain.decode<T>(rx.bytes.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + kind));
+          // Straight from the ring (strings are copied out by the decoder, nothing aliases it), over
+          // the channel's shape table.
+          value = readable
+            ? this.#plain.decode<T>(rx.bytes.subarray(start, start + kind), this.#shapes)
+            : (undefined as T);
         } catch (error) {
           throw corrupt("Ring record does not decode.", error);
         }
         tail = (tail + recordSize(kind)) | 0;
         this.tail = tail;
-        if (rx.release(tail)) this.#wakeWriter(rx);
+        if (rx.release(tail)) this.#wakeWriter();
+        if (!readable) {
+          this.#recvSeq = (this.#recvSeq + 1) | 0;
+          continue;
+        }
       }
       this.#recvSeq = (this.#recvSeq + 1) | 0;
       return { value };
     }
   }
 
-  #wakeWriter(rx: Ring): void {
-    rx.wakeWriter();
-    if (!hasWaitAsync) this.#port.postMessage({ r: 1 });
+  /** The writer waits for room (see Sender's #armWriter): a port message wakes it. */
+  #wakeWriter(): void {
+    try {
+      this.#port.postMessage({ r: 1 });
+    } catch {
+      // a closed port: nobody to wake
+    }
   }
 }

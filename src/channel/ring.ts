@@ -195,10 +195,6 @@ export class Ring {
     return Atomics.exchange(ctrl, WRITER_SLEEP, 0) !== 0;
   }
 
-  wakeWriter(): void {
-    Atomics.notify(this.ctrl, TAIL);
-  }
-
   /** Marks the ring closed (by either side) and wakes anyone waiting on it. */
   close(): void {
     Atomics.store(this.ctrl, CLOSED, 1);

@@ -4,6 +4,7 @@
  * that is flushed as the reader frees room. Web APIs only.
  */
 
+import { DEFAULT_MAX_SHAPE_TABLE, EncodeSession } from "../binary/messages.ts";
 import {
   AWAKE,
   HEAD,
@@ -13,7 +14,6 @@ import {
   PARKED_ON_RING,
   READER_SLEEP,
   type Ring,
-  TAIL,
   WRITER_SLEEP,
 } from "./ring.ts";
 import { BULK_STRING, encodeBulk, ringTextWritable, sharesStrings } from "./text.ts";
@@ -22,12 +22,9 @@ import {
   DOORBELL,
   EMPTY,
   encodeWithTransfer,
-  hasWaitAsync,
   NATIVE_STRING,
   type Outgoing,
   type PortPayload,
-  WRITER_RECHECK_MS,
-  waitAsync,
 } from "./wire.ts";
 
 /** What the sender needs of the end that owns it. */
@@ -53,6 +50,14 @@ export class Sender {
   #queueAt = 0;
   #queued = 0;
   #writerArmed = false;
+  /**
+   * The channel's shape table, writer's side: messages are read in the order they are sent, like a
+   * stream's frames, so a record shape's keys travel once per channel instead of once per message
+   * (docs/channel.md, Shapes). Bounded in bytes; the encoder resets it when it fills up.
+   */
+  readonly #shapes = new EncodeSession(DEFAULT_MAX_SHAPE_TABLE);
+  /** An encode is running: a post from inside it (a custom type's encode) is a plain message. */
+  #encoding = false;
   /**
    * Whether a small string may travel on the port as it is when the reader is parked (see send): set
    * by the end where its port hands strings over in order and `receiveSync` can take them (Node, Bun).
@@ -142,7 +147,7 @@ export class Sender {
       // encoding here and decoding there overlap instead of queueing everything first. (Before the
       // encode: a `drain` listener run by the flush may post, which reuses the encoder's buffer.)
       if (tx !== null && this.#queueAt < this.#queue.length) this.flush();
-      bytes = this.#plain.encodeTransient(value);
+      bytes = this.#encode(value);
       if (tx !== null && bytes.byteLength <= this.#maxInline) {
         const seq = this.#sendSeq;
         if (this.#queueAt === this.#queue.length && this.#writeInline(tx, bytes, seq)) {
@@ -163,6 +168,21 @@ export class Sender {
     const item: Outgoing = { bytes, text, ringText, size, seq: this.#sendSeq, buffers: moved, resolve };
     this.#sendSeq = (this.#sendSeq + 1) | 0;
     this.#push(item);
+  }
+
+  /**
+   * A stream message over the channel's shape table. Posted from inside an encode (a custom type's
+   * encode posting on this channel), a plain message instead: the outer message has not finished
+   * with the table yet, and the inner one is sent first.
+   */
+  #encode(value: unknown): Uint8Array {
+    if (this.#encoding) return this.#plain.encodeTransient(value, null);
+    this.#encoding = true;
+    try {
+      return this.#plain.encodeTransient(value, this.#shapes);
+    } finally {
+      this.#encoding = false;
+    }
   }
 
   /** Writes an encoded message, or queues it behind those still waiting for room. */
@@ -323,7 +343,7 @@ export class Sender {
     this.#armWriter();
   }
 
-  /** The reader's `{ r: 1 }` port message (no Atomics.waitAsync): room was freed. */
+  /** The reader's `{ r: 1 }` port message: room was freed. */
   roomFreed(): void {
     this.#writerArmed = false;
     this.flush();
@@ -341,35 +361,30 @@ export class Sender {
     this.#queued = 0;
   }
 
-  /** Waits (without blocking) for the reader to free room, then flushes. */
+  /**
+   * Waits (without blocking) for the reader to free room, then flushes: WRITER_SLEEP says so, and the
+   * reader answers with a `{ r: 1 }` port message once it has freed half the ring. A port message, not
+   * `Atomics.waitAsync`: the latter needed a timeout (a timer per wait) to recover from a notified wait
+   * that never resolved on Node 20, and is missing in Firefox; a port message wakes any event loop. (A
+   * writer posting in a loop resumes when its loop ends either way; until then each post writes what
+   * the reader has freed: see docs/channel.md, Between two workers.)
+   */
   #armWriter(): void {
     const tx = this.#tx;
     if (this.#writerArmed || tx === null || this.#host.closed()) return;
-    for (;;) {
-      const tail = Atomics.load(tx.ctrl, TAIL);
-      Atomics.store(tx.ctrl, WRITER_SLEEP, hasWaitAsync ? 1 : 2);
-      const item = this.#queue[this.#queueAt];
-      if (item === undefined) return;
-      if (this.#write(item)) {
-        Atomics.store(tx.ctrl, WRITER_SLEEP, 0);
-        this.#queue[this.#queueAt++] = undefined as unknown as Outgoing;
-        this.#queued -= item.size;
-        item.resolve?.();
-        this.flush();
-        return;
-      }
-      if (!hasWaitAsync) {
-        this.#writerArmed = true; // woken by a { r: 1 } port message
-        return;
-      }
-      const r = waitAsync!(tx.ctrl, TAIL, tail, WRITER_RECHECK_MS);
-      if (!r.async) continue;
-      this.#writerArmed = true;
-      r.value.then(() => {
-        this.#writerArmed = false;
-        if (!this.#host.closed()) this.flush();
-      });
+    // Flag first, then try again: either this write sees the room the reader freed, or the reader
+    // sees the flag (sequentially consistent Atomics on both sides).
+    Atomics.store(tx.ctrl, WRITER_SLEEP, 2);
+    const item = this.#queue[this.#queueAt];
+    if (item === undefined) return;
+    if (this.#write(item)) {
+      Atomics.store(tx.ctrl, WRITER_SLEEP, 0);
+      this.#queue[this.#queueAt++] = undefined as unknown as Outgoing;
+      this.#queued -= item.size;
+      item.resolve?.();
+      this.flush();
       return;
     }
+    this.#writerArmed = true;
   }
 }

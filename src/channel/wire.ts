@@ -6,6 +6,7 @@
 
 import { type DecodeConfig, decode } from "../binary/decode.ts";
 import { type EncodeConfig, encode, encodeTransient } from "../binary/encode.ts";
+import type { DecodeSession, EncodeSession } from "../binary/messages.ts";
 import { exhaustedError, typedStackError } from "../binary/stack.ts";
 import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
 import { DataCloneError, describeValue, StructuraError } from "../core/errors.ts";
@@ -109,22 +110,7 @@ export const ITER_HIGH = 256;
  */
 export const REPLY_POLL_MICROS = 50;
 export const STREAM_POLL_MICROS = 20;
-/**
- * Asynchronous waits on a ring also end after this many milliseconds and look again. The protocol does
- * not need it, but the stress test caught (rarely, under load, Node 20) a writer whose notified
- * `Atomics.waitAsync` never resolved; the timeout turns such a stall into a short delay.
- */
-export const WRITER_RECHECK_MS = 20;
 export const SYNC_SLICE_MS = 50;
-export const hasWaitAsync = typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function";
-
-export type WaitAsync = (
-  a: Int32Array,
-  i: number,
-  v: number,
-  timeout?: number,
-) => { async: false; value: string } | { async: true; value: Promise<string> };
-export const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
 
 // The buffers of the message being encoded or decoded, for the transfer custom type.
 let encodingTransfer: Map<object, number> | null = null;
@@ -171,10 +157,13 @@ export class Codec {
     return this.#enc;
   }
 
-  /** The encoding, as a view that stays valid only until the next encode (see encodeTransient). */
-  encodeTransient(value: unknown): Uint8Array {
+  /**
+   * The encoding, as a view that stays valid only until the next encode (see encodeTransient): a stream
+   * message over `shapes`, the channel's shape table (see Sender.send), or a plain one when null.
+   */
+  encodeTransient(value: unknown, shapes: EncodeSession | null): Uint8Array {
     try {
-      return encodeTransient(value, this.#encodeConfig());
+      return encodeTransient(value, this.#encodeConfig(), shapes);
     } catch (error) {
       throw typedStackError(error, exhaustedError);
     }
@@ -189,7 +178,8 @@ export class Codec {
     }
   }
 
-  decode<T>(bytes: Uint8Array): T {
+  /** A plain message, or a stream message over `shapes` (the channel's shape table) when given. */
+  decode<T>(bytes: Uint8Array, shapes: DecodeSession | null = null): T {
     if (this.#dec === null) {
       this.#dec = {
         registry: this.#registry,
@@ -198,7 +188,7 @@ export class Codec {
       };
     }
     try {
-      return decode(bytes, this.#dec) as T;
+      return decode(bytes, this.#dec, shapes) as T;
     } catch (error) {
       throw typedStackError(error, exhaustedError);
     }
