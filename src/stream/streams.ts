@@ -446,17 +446,19 @@ export async function* decodeFrames<T = unknown>(
 }
 
 /**
- * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`: a chunk per
- * value from an async iterable, 64 KiB chunks from a synchronous one.
+ * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`. Frames
+ * are gathered into chunks of up to 64 KiB: a synchronous iterable's values are all there, so a chunk
+ * goes out when it is full; an async iterable's (an object-mode Readable, a generator) go out when the
+ * chunk is full or when the source has nothing more ready in this macrotask, so a slow source still
+ * sees each value sent at once while a fast one does not pay a chunk (and a promise or two) per value.
  */
 export async function* encodeFrames(
   values: Iterable<unknown> | AsyncIterable<unknown>,
   options?: EncodeStreamOptions | null,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const writer = new Writer(setup(options, ENCODE_KEYS, "encodeFrames"));
+  const batch = new Batch();
   if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
-    // Values that are all there already go out in 64 KiB chunks, not a chunk (and a promise) each.
-    const batch = new Batch();
     for (const value of values as Iterable<unknown>) {
       writer.writeTo(batch, value);
       if (batch.bytes >= CHUNK_BYTES) yield batch.take();
@@ -464,8 +466,56 @@ export async function* encodeFrames(
     if (batch.bytes > 0) yield batch.take();
     return;
   }
-  for await (const value of values) yield writer.frame(value);
+  if (typeof (values as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
+    throw new ArgumentError("encodeFrames() takes an iterable or an async iterable of values.");
+  }
+  const iterator = (values as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  let finished = false;
+  // Resolves once the macrotask in which the pending frames were written has ended; made once per
+  // chunk, not per value.
+  let turnEnded: Promise<typeof TURN_ENDED> | null = null;
+  try {
+    for (;;) {
+      const next = iterator.next();
+      let result: IteratorResult<unknown> | typeof TURN_ENDED;
+      if (batch.bytes === 0) result = await next;
+      else {
+        turnEnded ??= new Promise((resolve) => later(() => resolve(TURN_ENDED)));
+        // A value the source has ready wins the race (its reaction was queued first).
+        result = await Promise.race([next, turnEnded]);
+        if (result === TURN_ENDED) {
+          turnEnded = null;
+          yield batch.take();
+          result = await next;
+        }
+      }
+      if (result.done === true) {
+        finished = true;
+        break;
+      }
+      writer.writeTo(batch, result.value);
+      if (batch.bytes >= CHUNK_BYTES) {
+        turnEnded = null;
+        yield batch.take();
+      }
+    }
+    if (batch.bytes > 0) yield batch.take();
+  } catch (error) {
+    // A value could not be encoded: let the source go, and report that failure, not the source's.
+    if (!finished) {
+      finished = true;
+      try {
+        await iterator.return?.();
+      } catch {}
+    }
+    throw error;
+  } finally {
+    // The consumer stopped early: let the source go.
+    if (!finished) await iterator.return?.();
+  }
 }
+
+const TURN_ENDED: unique symbol = Symbol("turn ended");
 
 /** An optional integer option from `min` to 2^32, or an ArgumentError naming it. */
 function integerOption(name: string, value: unknown, min: number): void {
