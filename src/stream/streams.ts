@@ -469,6 +469,10 @@ export async function* encodeFrames(
   if (typeof (values as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
     throw new ArgumentError("encodeFrames() takes an iterable or an async iterable of values.");
   }
+  if (isNodeReadable(values)) {
+    yield* fromReadable(values, writer, batch);
+    return;
+  }
   const iterator = (values as AsyncIterable<unknown>)[Symbol.asyncIterator]();
   let finished = false;
   // Resolves once the macrotask in which the pending frames were written has ended; made once per
@@ -516,6 +520,118 @@ export async function* encodeFrames(
 }
 
 const TURN_ENDED: unique symbol = Symbol("turn ended");
+
+/** The part of a Node `Readable` that `fromReadable` uses (no import of node:stream here). */
+interface NodeReadable extends AsyncIterable<unknown> {
+  on(event: string, listener: (arg?: unknown) => void): unknown;
+  off(event: string, listener: (arg?: unknown) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  destroy(error?: Error): unknown;
+  readonly destroyed: boolean;
+  readonly readableEnded: boolean;
+  readonly readableFlowing: boolean | null;
+}
+
+/** A Node Readable that nobody reads yet: not flowing, not ended, not destroyed. */
+function isNodeReadable(source: unknown): source is NodeReadable {
+  const r = source as NodeReadable;
+  return (
+    typeof r.on === "function" &&
+    typeof r.off === "function" &&
+    typeof r.pause === "function" &&
+    typeof r.resume === "function" &&
+    typeof r.destroy === "function" &&
+    typeof (r as { pipe?: unknown }).pipe === "function" &&
+    r.readableFlowing !== true &&
+    r.readableEnded === false &&
+    r.destroyed === false
+  );
+}
+
+/**
+ * Frames for the values of a Node Readable, read in flowing mode ('data' events) as `pipe` reads it:
+ * a Node stream's async iterator costs a promise per value, which is most of the time of a small
+ * record. A chunk goes out when it is full (the source is paused until the consumer asks for more, so
+ * at most a chunk is read ahead) or when the macrotask that wrote it has ended. Stopping early, or a
+ * value that cannot be encoded, destroys the source, as leaving a `for await` over it does.
+ */
+async function* fromReadable(
+  source: NodeReadable,
+  writer: Writer,
+  batch: Batch,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let ended = false;
+  let failure: { error: unknown } | null = null;
+  let wake: (() => void) | null = null;
+  let scheduled = false;
+  const signal = () => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const turnEnded = () => {
+    scheduled = false;
+    signal();
+  };
+  const onData = (value: unknown) => {
+    if (failure !== null) return;
+    try {
+      writer.writeTo(batch, value);
+    } catch (error) {
+      failure = { error };
+      source.pause();
+      signal();
+      return;
+    }
+    if (batch.bytes >= CHUNK_BYTES) {
+      source.pause();
+      signal();
+    } else if (!scheduled) {
+      scheduled = true;
+      later(turnEnded);
+    }
+  };
+  const onEnd = () => {
+    ended = true;
+    signal();
+  };
+  const onError = (error: unknown) => {
+    failure ??= { error };
+    signal();
+  };
+  const onClose = () => {
+    if (!ended) failure ??= { error: new Error("The source stream closed before its end.") };
+    signal();
+  };
+  source.on("data", onData);
+  source.on("end", onEnd);
+  source.on("error", onError);
+  source.on("close", onClose);
+  let finished = false;
+  try {
+    for (;;) {
+      if (batch.bytes > 0) {
+        yield batch.take();
+        // The consumer asked for more: a source paused on a full chunk flows again.
+        if (!ended && failure === null) source.resume();
+        continue;
+      }
+      if (failure !== null) throw (failure as { error: unknown }).error;
+      if (ended) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+    finished = true;
+  } finally {
+    source.off("data", onData);
+    source.off("end", onEnd);
+    source.off("error", onError);
+    source.off("close", onClose);
+    if (!finished && !source.destroyed) source.destroy();
+  }
+}
 
 /** An optional integer option from `min` to 2^32, or an ArgumentError naming it. */
 function integerOption(name: string, value: unknown, min: number): void {

@@ -1,3 +1,4 @@
+import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { deserialize, serialize } from "../../src/binary/index.ts";
 import { clone } from "../../src/clone/index.ts";
@@ -22,6 +23,7 @@ const FROMAT = /fromat/;
 const NOT_SERIALIZED = /could not be serialized/;
 const ARRAY_OF_VALUES = /array of values/;
 const ITERABLE = /iterable/;
+const CLOSED_EARLY = /closed before its end/;
 const codecFixtures = fixtures.filter((f) => !f.host);
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -700,5 +702,90 @@ describe("stream: encodeFrames from an async source", () => {
   it("something that is not iterable is an ArgumentError", async () => {
     const frames = encodeFrames(42 as unknown as Iterable<unknown>);
     await expect(frames.next()).rejects.toThrow(ITERABLE);
+  });
+});
+
+describe("stream: encodeFrames from a Node Readable (read in flowing mode)", () => {
+  const record = (i: number) => ({ i, name: `n-${i}`, at: new Date(i) });
+  const decodeAll = async (chunks: Uint8Array[]) => {
+    const out: unknown[] = [];
+    for await (const v of decodeFrames(chunks)) out.push(v);
+    return out;
+  };
+
+  it("an object-mode Readable's values, in 64 KiB chunks, in order", async () => {
+    const values = Array.from({ length: 5000 }, (_, i) => record(i));
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(Readable.from(values))) chunks.push(chunk);
+    expect(chunks.length).toBeLessThan(50);
+    expect(await decodeAll(chunks)).toEqual(values);
+  });
+
+  it("values written later are sent as they come (a chunk per macrotask at most)", async () => {
+    const source = new PassThrough({ objectMode: true });
+    const frames = encodeFrames(source);
+    source.write(record(0));
+    source.write(record(1));
+    const decoder = createDecoder();
+    const first = await frames.next();
+    expect(decoder.push(first.value as Uint8Array)).toEqual([record(0), record(1)]);
+    setTimeout(() => source.end(record(2)), 5);
+    const second = await frames.next();
+    expect(decoder.push(second.value as Uint8Array)).toEqual([record(2)]);
+    expect((await frames.next()).done).toBe(true);
+  });
+
+  it("a slow reader pauses the source: at most a chunk is read ahead", async () => {
+    let pulled = 0;
+    const source = new Readable({
+      objectMode: true,
+      read() {
+        pulled++;
+        this.push({ pad: "x".repeat(1000) });
+      },
+    });
+    const frames = encodeFrames(source);
+    for (let i = 0; i < 3; i++) await frames.next();
+    await new Promise((r) => setTimeout(r, 20));
+    const after = pulled;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pulled).toBe(after);
+    // Three chunks read (about 200 values), one more being filled, and the source's own buffer (16).
+    expect(after).toBeLessThan(4 * 70 + 20);
+    await frames.return();
+    expect(source.destroyed).toBe(true);
+  });
+
+  it("the source's error, a premature close and a value that cannot be encoded end the frames", async () => {
+    const drain = async (source: Readable) => {
+      try {
+        for await (const _ of encodeFrames(source)) {
+          // drain
+        }
+      } catch (error) {
+        return error as Error;
+      }
+      return undefined;
+    };
+    const broken = new Readable({ objectMode: true, read() {} });
+    setTimeout(() => broken.destroy(new Error("disk gone")), 5);
+    expect((await drain(broken))?.message).toBe("disk gone");
+    const closed = new Readable({ objectMode: true, read() {} });
+    setTimeout(() => closed.destroy(), 5);
+    expect((await drain(closed))?.message).toMatch(CLOSED_EARLY);
+    const bad = Readable.from([record(0), { fn() {} }, record(2)]);
+    const error = await drain(bad);
+    expect(error?.name).toBe("DataCloneError");
+    expect(bad.destroyed).toBe(true);
+  });
+
+  it("a Readable that is already flowing, or ended, goes through its async iterator", async () => {
+    const ended = Readable.from([1]);
+    for await (const _ of ended) {
+      // consume it
+    }
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(ended)) chunks.push(chunk);
+    expect(chunks).toEqual([]);
   });
 });
