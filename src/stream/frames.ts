@@ -40,6 +40,14 @@ export function writePrefix(target: Uint8Array, at: number, length: number): num
   return at;
 }
 
+/**
+ * `bytes[start, end)` as a new view: what `subarray` gives, without its species lookup, which costs
+ * about twice as much per frame (a frame of a small record decodes in about a microsecond).
+ */
+function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
+}
+
 /** One frame: the payload bytes (a view valid only during the sink call) and its stream offset. */
 export type FrameSink = (payload: Uint8Array, index: number, offset: number) => void;
 
@@ -140,7 +148,7 @@ export class FrameReader {
           return;
         }
         this.checkLine(lf - at);
-        this.emit(bytes.subarray(at, lf), lf + 1 - at);
+        this.emit(view(bytes, at, lf), lf + 1 - at);
         at = lf + 1;
         continue;
       }
@@ -174,7 +182,7 @@ export class FrameReader {
         this.keep(bytes.subarray(at), frameEnd);
         return;
       }
-      this.emit(bytes.subarray(p, at + frameEnd), frameEnd);
+      this.emit(view(bytes, p, at + frameEnd), frameEnd);
       at += frameEnd;
     }
   }

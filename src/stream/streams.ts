@@ -446,17 +446,19 @@ export async function* decodeFrames<T = unknown>(
 }
 
 /**
- * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`: a chunk per
- * value from an async iterable, 64 KiB chunks from a synchronous one.
+ * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`. Frames
+ * are gathered into chunks of up to 64 KiB: a synchronous iterable's values are all there, so a chunk
+ * goes out when it is full; an async iterable's (an object-mode Readable, a generator) go out when the
+ * chunk is full or when the source has nothing more ready in this macrotask, so a slow source still
+ * sees each value sent at once while a fast one does not pay a chunk (and a promise or two) per value.
  */
 export async function* encodeFrames(
   values: Iterable<unknown> | AsyncIterable<unknown>,
   options?: EncodeStreamOptions | null,
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const writer = new Writer(setup(options, ENCODE_KEYS, "encodeFrames"));
+  const batch = new Batch();
   if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
-    // Values that are all there already go out in 64 KiB chunks, not a chunk (and a promise) each.
-    const batch = new Batch();
     for (const value of values as Iterable<unknown>) {
       writer.writeTo(batch, value);
       if (batch.bytes >= CHUNK_BYTES) yield batch.take();
@@ -464,7 +466,171 @@ export async function* encodeFrames(
     if (batch.bytes > 0) yield batch.take();
     return;
   }
-  for await (const value of values) yield writer.frame(value);
+  if (typeof (values as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
+    throw new ArgumentError("encodeFrames() takes an iterable or an async iterable of values.");
+  }
+  if (isNodeReadable(values)) {
+    yield* fromReadable(values, writer, batch);
+    return;
+  }
+  const iterator = (values as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  let finished = false;
+  // Resolves once the macrotask in which the pending frames were written has ended; made once per
+  // chunk, not per value.
+  let turnEnded: Promise<typeof TURN_ENDED> | null = null;
+  try {
+    for (;;) {
+      const next = iterator.next();
+      let result: IteratorResult<unknown> | typeof TURN_ENDED;
+      if (batch.bytes === 0) result = await next;
+      else {
+        turnEnded ??= new Promise((resolve) => later(() => resolve(TURN_ENDED)));
+        // A value the source has ready wins the race (its reaction was queued first).
+        result = await Promise.race([next, turnEnded]);
+        if (result === TURN_ENDED) {
+          turnEnded = null;
+          yield batch.take();
+          result = await next;
+        }
+      }
+      if (result.done === true) {
+        finished = true;
+        break;
+      }
+      writer.writeTo(batch, result.value);
+      if (batch.bytes >= CHUNK_BYTES) {
+        turnEnded = null;
+        yield batch.take();
+      }
+    }
+    if (batch.bytes > 0) yield batch.take();
+  } catch (error) {
+    // A value could not be encoded: let the source go, and report that failure, not the source's.
+    if (!finished) {
+      finished = true;
+      try {
+        await iterator.return?.();
+      } catch {}
+    }
+    throw error;
+  } finally {
+    // The consumer stopped early: let the source go.
+    if (!finished) await iterator.return?.();
+  }
+}
+
+const TURN_ENDED: unique symbol = Symbol("turn ended");
+
+/** The part of a Node `Readable` that `fromReadable` uses (no import of node:stream here). */
+interface NodeReadable extends AsyncIterable<unknown> {
+  on(event: string, listener: (arg?: unknown) => void): unknown;
+  off(event: string, listener: (arg?: unknown) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  destroy(error?: Error): unknown;
+  readonly destroyed: boolean;
+  readonly readableEnded: boolean;
+  readonly readableFlowing: boolean | null;
+}
+
+/** A Node Readable that nobody reads yet: not flowing, not ended, not destroyed. */
+function isNodeReadable(source: unknown): source is NodeReadable {
+  const r = source as NodeReadable;
+  return (
+    typeof r.on === "function" &&
+    typeof r.off === "function" &&
+    typeof r.pause === "function" &&
+    typeof r.resume === "function" &&
+    typeof r.destroy === "function" &&
+    typeof (r as { pipe?: unknown }).pipe === "function" &&
+    r.readableFlowing !== true &&
+    r.readableEnded === false &&
+    r.destroyed === false
+  );
+}
+
+/**
+ * Frames for the values of a Node Readable, read in flowing mode ('data' events) as `pipe` reads it:
+ * a Node stream's async iterator costs a promise per value, which is most of the time of a small
+ * record. A chunk goes out when it is full (the source is paused until the consumer asks for more, so
+ * at most a chunk is read ahead) or when the macrotask that wrote it has ended. Stopping early, or a
+ * value that cannot be encoded, destroys the source, as leaving a `for await` over it does.
+ */
+async function* fromReadable(
+  source: NodeReadable,
+  writer: Writer,
+  batch: Batch,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let ended = false;
+  let failure: { error: unknown } | null = null;
+  let wake: (() => void) | null = null;
+  let scheduled = false;
+  const signal = () => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const turnEnded = () => {
+    scheduled = false;
+    signal();
+  };
+  const onData = (value: unknown) => {
+    if (failure !== null) return;
+    try {
+      writer.writeTo(batch, value);
+    } catch (error) {
+      failure = { error };
+      source.pause();
+      signal();
+      return;
+    }
+    if (batch.bytes >= CHUNK_BYTES) {
+      source.pause();
+      signal();
+    } else if (!scheduled) {
+      scheduled = true;
+      later(turnEnded);
+    }
+  };
+  const onEnd = () => {
+    ended = true;
+    signal();
+  };
+  const onError = (error: unknown) => {
+    failure ??= { error };
+    signal();
+  };
+  const onClose = () => {
+    if (!ended) failure ??= { error: new Error("The source stream closed before its end.") };
+    signal();
+  };
+  source.on("data", onData);
+  source.on("end", onEnd);
+  source.on("error", onError);
+  source.on("close", onClose);
+  let finished = false;
+  try {
+    for (;;) {
+      if (batch.bytes > 0) {
+        yield batch.take();
+        // The consumer asked for more: a source paused on a full chunk flows again.
+        if (!ended && failure === null) source.resume();
+        continue;
+      }
+      if (failure !== null) throw (failure as { error: unknown }).error;
+      if (ended) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+    finished = true;
+  } finally {
+    source.off("data", onData);
+    source.off("end", onEnd);
+    source.off("error", onError);
+    source.off("close", onClose);
+    if (!finished && !source.destroyed) source.destroy();
+  }
 }
 
 /** An optional integer option from `min` to 2^32, or an ArgumentError naming it. */

@@ -1,3 +1,4 @@
+import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { deserialize, serialize } from "../../src/binary/index.ts";
 import { clone } from "../../src/clone/index.ts";
@@ -21,6 +22,8 @@ const FORMATS = ["binary", "text"] as const;
 const FROMAT = /fromat/;
 const NOT_SERIALIZED = /could not be serialized/;
 const ARRAY_OF_VALUES = /array of values/;
+const ITERABLE = /iterable/;
+const CLOSED_EARLY = /closed before its end/;
 const codecFixtures = fixtures.filter((f) => !f.host);
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -590,3 +593,199 @@ function captured(fn: () => unknown): unknown {
   }
   throw new Error("expected a throw");
 }
+
+describe("stream: encodeFrames from an async source", () => {
+  const record = (i: number) => ({ i, name: `n-${i}`, at: new Date(i) });
+
+  it("values that are ready go out in shared chunks, and come back in order", async () => {
+    const values = Array.from({ length: 5000 }, (_, i) => record(i));
+    async function* ready() {
+      yield* values;
+    }
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(ready())) chunks.push(chunk);
+    // A chunk per value would be 5000 chunks; these ~30-byte frames fill 64 KiB chunks.
+    expect(chunks.length).toBeLessThan(50);
+    const back: unknown[] = [];
+    for await (const v of decodeFrames(chunks)) back.push(v);
+    expect(back).toEqual(values);
+  });
+
+  it("a value from a slow source is sent before the next one arrives", async () => {
+    const seen: number[] = [];
+    let received = 0;
+    async function* slow() {
+      for (let i = 0; i < 5; i++) {
+        yield record(i);
+        // The next value only once the frame of this one reached the consumer (or 2 s: a failure).
+        const started = Date.now();
+        while (received <= i && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 1));
+        seen.push(received);
+      }
+    }
+    const decoder = createDecoder();
+    const back: unknown[] = [];
+    for await (const chunk of encodeFrames(slow())) {
+      const values = decoder.push(chunk);
+      back.push(...values);
+      received += values.length;
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    expect(back).toEqual([0, 1, 2, 3, 4].map(record));
+  });
+
+  it("frames split at every byte of a batched chunk decode the same", async () => {
+    const values = [...sample(), ...sample()];
+    async function* ready() {
+      yield* values;
+    }
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(ready())) chunks.push(chunk);
+    const whole = concat(chunks);
+    for (let split = 0; split <= whole.length; split++) {
+      const decoder = createDecoder();
+      const out = [...decoder.push(whole.subarray(0, split)), ...decoder.push(whole.subarray(split))];
+      out.push(...decoder.end());
+      expectSameStructure(out, clone(values));
+    }
+  });
+
+  it("stopping early, or a value that cannot be encoded, lets the source go", async () => {
+    let closed = 0;
+    async function* endless(bad: boolean) {
+      try {
+        for (let i = 0; ; i++) yield bad && i === 99 ? { fn() {} } : record(i);
+      } finally {
+        closed++;
+      }
+    }
+    // The consumer stops after the first chunk.
+    for await (const chunk of encodeFrames(endless(false))) {
+      expect(chunk.length).toBeGreaterThan(0);
+      break;
+    }
+    expect(closed).toBe(1);
+    // Value 99 holds a function: the DataCloneError serialize gives, and the source is closed.
+    const error = await (async () => {
+      try {
+        for await (const _ of encodeFrames(endless(true))) {
+          // drain
+        }
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect((error as Error).name).toBe("DataCloneError");
+    expect((error as Error).message).toMatch(NOT_SERIALIZED);
+    expect(closed).toBe(2);
+  });
+
+  it("a slow reader holds the encoder back: it reads at most a chunk ahead", async () => {
+    let pulled = 0;
+    async function* source() {
+      for (;;) {
+        pulled++;
+        yield { pad: "x".repeat(1000) };
+      }
+    }
+    const frames = encodeFrames(source());
+    for (let i = 0; i < 3; i++) await frames.next();
+    const after = pulled;
+    await new Promise((r) => setTimeout(r, 50));
+    // Nothing more is taken while nobody reads; three 64 KiB chunks hold about 200 such values.
+    expect(pulled).toBe(after);
+    expect(after).toBeLessThan(3 * 70);
+    await frames.return();
+  });
+
+  it("something that is not iterable is an ArgumentError", async () => {
+    const frames = encodeFrames(42 as unknown as Iterable<unknown>);
+    await expect(frames.next()).rejects.toThrow(ITERABLE);
+  });
+});
+
+describe("stream: encodeFrames from a Node Readable (read in flowing mode)", () => {
+  const record = (i: number) => ({ i, name: `n-${i}`, at: new Date(i) });
+  const decodeAll = async (chunks: Uint8Array[]) => {
+    const out: unknown[] = [];
+    for await (const v of decodeFrames(chunks)) out.push(v);
+    return out;
+  };
+
+  it("an object-mode Readable's values, in 64 KiB chunks, in order", async () => {
+    const values = Array.from({ length: 5000 }, (_, i) => record(i));
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(Readable.from(values))) chunks.push(chunk);
+    expect(chunks.length).toBeLessThan(50);
+    expect(await decodeAll(chunks)).toEqual(values);
+  });
+
+  it("values written later are sent as they come (a chunk per macrotask at most)", async () => {
+    const source = new PassThrough({ objectMode: true });
+    const frames = encodeFrames(source);
+    source.write(record(0));
+    source.write(record(1));
+    const decoder = createDecoder();
+    const first = await frames.next();
+    expect(decoder.push(first.value as Uint8Array)).toEqual([record(0), record(1)]);
+    setTimeout(() => source.end(record(2)), 5);
+    const second = await frames.next();
+    expect(decoder.push(second.value as Uint8Array)).toEqual([record(2)]);
+    expect((await frames.next()).done).toBe(true);
+  });
+
+  it("a slow reader pauses the source: at most a chunk is read ahead", async () => {
+    let pulled = 0;
+    const source = new Readable({
+      objectMode: true,
+      read() {
+        pulled++;
+        this.push({ pad: "x".repeat(1000) });
+      },
+    });
+    const frames = encodeFrames(source);
+    for (let i = 0; i < 3; i++) await frames.next();
+    await new Promise((r) => setTimeout(r, 20));
+    const after = pulled;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pulled).toBe(after);
+    // Three chunks read (about 200 values), one more being filled, and the source's own buffer (16).
+    expect(after).toBeLessThan(4 * 70 + 20);
+    await frames.return();
+    expect(source.destroyed).toBe(true);
+  });
+
+  it("the source's error, a premature close and a value that cannot be encoded end the frames", async () => {
+    const drain = async (source: Readable) => {
+      try {
+        for await (const _ of encodeFrames(source)) {
+          // drain
+        }
+      } catch (error) {
+        return error as Error;
+      }
+      return undefined;
+    };
+    const broken = new Readable({ objectMode: true, read() {} });
+    setTimeout(() => broken.destroy(new Error("disk gone")), 5);
+    expect((await drain(broken))?.message).toBe("disk gone");
+    const closed = new Readable({ objectMode: true, read() {} });
+    setTimeout(() => closed.destroy(), 5);
+    expect((await drain(closed))?.message).toMatch(CLOSED_EARLY);
+    const bad = Readable.from([record(0), { fn() {} }, record(2)]);
+    const error = await drain(bad);
+    expect(error?.name).toBe("DataCloneError");
+    expect(bad.destroyed).toBe(true);
+  });
+
+  it("a Readable that is already flowing, or ended, goes through its async iterator", async () => {
+    const ended = Readable.from([1]);
+    for await (const _ of ended) {
+      // consume it
+    }
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(ended)) chunks.push(chunk);
+    expect(chunks).toEqual([]);
+  });
+});
