@@ -207,6 +207,8 @@ const blob = new Blob(["foo", "bar", "baz"]);
 const data = new FormData();
 data.append("foo", "bar");
 data.append("baz", blob);
+/** The File the FormData holds for `blob`: what an encoder of `data` reads. */
+const formFile = data.get("baz");
 const stringData = new FormData();
 stringData.append("foo", "bar");
 stringData.append("baz", "foobarbaz");
@@ -303,11 +305,29 @@ const encodeResults = await timeCase(
       fn: () => new Response(data).arrayBuffer(),
     },
     { name: "form-data-encoder", fn: () => concatChunks(new FormDataEncoder(data).encode()) },
+    // No encoder of this form can finish before the Blob's bytes are read: the floor is the cheapest
+    // way the runtime gives them, each way timed alone (the targets take the fastest). The Blob is
+    // the one in the form (FormData.append wraps it in a File), read the way an encoder would.
     {
-      // No encoder of this form can finish before the Blob's bytes are read: the floor, timed alone.
-      name: "floor: blob.arrayBuffer() alone (reading the 9-byte Blob)",
+      name: "floor: file.arrayBuffer() alone (reading the 9-byte File)",
       label: "floor",
-      fn: () => blob.arrayBuffer(),
+      fn: () => formFile.arrayBuffer(),
+      check: (out) => (out.byteLength === 9 ? true : "wrong size"),
+    },
+    ...(typeof blob.bytes === "function"
+      ? [
+          {
+            name: "floor: file.bytes() alone",
+            label: "floor",
+            fn: () => formFile.bytes(),
+            check: (out) => (out.byteLength === 9 ? true : "wrong size"),
+          },
+        ]
+      : []),
+    {
+      name: "floor: file.stream() read to the end alone",
+      label: "floor",
+      fn: () => concatChunks(formFile.stream()),
       check: (out) => (out.byteLength === 9 ? true : "wrong size"),
     },
     {
@@ -566,6 +586,16 @@ function target(label, evaluate) {
   });
 }
 
+/** The median of the fastest floor entry of a case (several ways to do what cannot be avoided). */
+function fastestFloor(results) {
+  let best;
+  for (const r of results) {
+    const p50 = r.label === "floor" ? r.stats?.p50 : undefined;
+    if (p50 !== undefined && (best === undefined || p50 < best)) best = p50;
+  }
+  return best;
+}
+
 function ratioTarget(label, results, peerLabel, min) {
   target(label, () => {
     if (!results) return { status: "SKIP", detail: "case filtered out" };
@@ -573,7 +603,7 @@ function ratioTarget(label, results, peerLabel, min) {
     const peer = results.find((r) => r.label === peerLabel)?.stats?.p50;
     if (!ours || !peer) return { status: "SKIP", detail: "not measured" };
     const ratio = peer / ours;
-    const floor = results.find((r) => r.label === "floor")?.stats?.p50;
+    const floor = fastestFloor(results);
     // The floor: what structura cannot avoid, timed alone; the ratio with it would be the best case.
     const floorNote = floor
       ? `; floor alone ${formatTime(floor)} (${formatRatio(peer / floor)} below Response), structura adds ${formatTime(Math.max(0, ours - floor))}`
@@ -596,7 +626,7 @@ target(`small form with a Blob: encode ≥ 10× faster than ${native}'s Response
   if (!results) return { status: "SKIP", detail: "case filtered out" };
   const ours = results.find((r) => r.name.startsWith("structura"))?.stats?.p50;
   const peer = results.find((r) => r.label === "Response")?.stats?.p50;
-  const floor = results.find((r) => r.label === "floor")?.stats?.p50;
+  const floor = fastestFloor(results);
   if (!ours || !peer) return { status: "SKIP", detail: "not measured" };
   const ratio = peer / ours;
   // No encoder can beat the floor: what structura adds to it is the figure its own work decides.

@@ -38,14 +38,16 @@ export function generateBoundary(): string {
 /** Length of every generated boundary. */
 export const GENERATED_LENGTH = PREFIX.length + 32;
 
-/** "--", then the boundary's bytes: PREFIX, then two hex digits per random byte. */
-const DASH_PREFIX_BYTES = Uint8Array.from(`--${PREFIX}`, (c) => c.charCodeAt(0));
+/** "--" and the fixed prefix of every generated boundary, as bytes: see generateBoundaryInto. */
+export const DASH_PREFIX_BYTES: Uint8Array = Uint8Array.from(`--${PREFIX}`, (c) => c.charCodeAt(0));
 const HEX_BYTES = Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0));
 
 /**
- * generateBoundary, also writing "--" and the boundary's bytes to `target` at `at` (when given): the
- * encoder needs both, and copying them from the array the string is made of costs a fraction of
- * reading them back from the string.
+ * generateBoundary, also writing the 32 random hex digits to `target` at `at` (when given): the
+ * encoder keeps "--" and the prefix (DASH_PREFIX_BYTES) in place in front of `at`, so a boundary
+ * line costs it 32 byte stores, in the same loop that makes the string's codes (a second loop
+ * copying them out of the array, and rewriting the constant prefix every call, were a third of
+ * this function).
  */
 export function generateBoundaryInto(target: Uint8Array | null, at: number): string {
   if (poolPos === POOL_BYTES) {
@@ -53,23 +55,32 @@ export function generateBoundaryInto(target: Uint8Array | null, at: number): str
     poolPos = 0;
   }
   const codes = CODES;
-  const n = PREFIX.length;
-  let c = n;
-  for (let i = poolPos; i < poolPos + 16; i++) {
-    const b = pool[i]!;
-    // Wiped as it is taken, so that the pool never holds a boundary that is in use (a `fill` call
-    // for the 16 bytes is a call into C++ on Node 20: a tenth of a small form's encode).
-    pool[i] = 0;
-    codes[c++] = HEX_BYTES[b >> 4]!;
-    codes[c++] = HEX_BYTES[b & 15]!;
+  let c = PREFIX.length;
+  const stop = poolPos + 16;
+  if (target === null) {
+    for (let i = poolPos; i < stop; i++) {
+      const b = pool[i]!;
+      // Wiped as it is taken, so that the pool never holds a boundary that is in use (a `fill` call
+      // for the 16 bytes is a call into C++ on Node 20: a tenth of a small form's encode).
+      pool[i] = 0;
+      codes[c++] = HEX_BYTES[b >> 4]!;
+      codes[c++] = HEX_BYTES[b & 15]!;
+    }
+  } else {
+    let t = at;
+    for (let i = poolPos; i < stop; i++) {
+      const b = pool[i]!;
+      pool[i] = 0;
+      const hi = HEX_BYTES[b >> 4]!;
+      const lo = HEX_BYTES[b & 15]!;
+      codes[c++] = hi;
+      codes[c++] = lo;
+      target[t++] = hi;
+      target[t++] = lo;
+    }
   }
-  const out = String.fromCharCode.apply(null, codes);
-  if (target !== null) {
-    target.set(DASH_PREFIX_BYTES, at);
-    for (let i = n; i < codes.length; i++) target[at + 2 + i] = codes[i]!;
-  }
-  poolPos += 16;
-  return out;
+  poolPos = stop;
+  return String.fromCharCode.apply(null, codes);
 }
 
 // RFC 2046 bchars: DIGIT / ALPHA / "'" / "(" / ")" / "+" / "_" / "," / "-" / "." / "/" / ":" / "=" / "?"
