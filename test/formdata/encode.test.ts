@@ -285,6 +285,36 @@ describe("encodeFormData: boundary", () => {
     for (const set of digits) expect(set.size).toBe(16);
   });
 
+  it("writes the boundary it reports, through refills of the random pool", () => {
+    // The encoder writes the boundary's bytes in place while the string is made apart from them:
+    // both must agree on every call, also across the pool's refills (4,096 boundaries per refill).
+    const f = form((f) => {
+      f.append("a", "1");
+      f.append("b", "2");
+    });
+    let previous = "";
+    for (let i = 0; i < 9000; i++) {
+      const { boundary, body } = encodeFormData(f);
+      expect(boundary.startsWith("----structura")).toBe(true);
+      expect(boundary).not.toBe(previous);
+      const text = String.fromCharCode(...body.bytesSync());
+      const expected = crlf(
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="a"',
+        "",
+        "1",
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="b"',
+        "",
+        "2",
+        `--${boundary}--`,
+        "",
+      );
+      if (text !== expected) expect(text).toBe(expected);
+      previous = boundary;
+    }
+  });
+
   it("accepts a caller's boundary and quotes it in the Content-Type when needed", () => {
     expect(encodeFormData(new FormData(), { boundary: "simple-1_2.3'+" }).contentType).toBe(
       "multipart/form-data; boundary=simple-1_2.3'+",
