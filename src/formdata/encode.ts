@@ -83,7 +83,9 @@ function ensure(extra: number): void {
 
 /** Close the current segment: a view of the slab. */
 function takeSegment(): Uint8Array {
-  const segment = out.subarray(segStart, pos);
+  // The constructor rather than `subarray`, which looks up the species constructor: ~35 vs ~23 ns.
+  // `out` is always a whole ArrayBuffer of its own (byteOffset 0).
+  const segment = new Uint8Array(out.buffer, segStart, pos - segStart);
   segStart = pos;
   return segment;
 }
