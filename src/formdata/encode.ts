@@ -339,20 +339,12 @@ export function encodeFormData(form: FormDataInput, options?: EncodeOptions): En
   ) {
     throw new ArgumentError("encodeFormData expects a FormData or an iterable of [name, value] entries");
   }
-  let boundary: string;
-  let generated = true;
-  let lines = generatedLines;
-  if (options === undefined) {
-    boundary = generateBoundaryInto(generatedBuf, GENERATED_HEX_AT);
-  } else {
+  // The caller's boundary is read (once) and checked before anything shared is touched.
+  let custom: string | undefined;
+  if (options !== undefined) {
     if (options === null || typeof options !== "object") throw new ArgumentError("options must be an object");
-    generated = options.boundary === undefined;
-    if (generated) {
-      boundary = generateBoundaryInto(generatedBuf, GENERATED_HEX_AT);
-    } else {
-      boundary = validateBoundary(options.boundary);
-      lines = customLines(boundary);
-    }
+    const given = options.boundary;
+    if (given !== undefined) custom = validateBoundary(given);
   }
   // A native FormData cannot run user code while it is iterated, so it is written directly;
   // anything else is copied and checked first.
@@ -360,7 +352,35 @@ export function encodeFormData(form: FormDataInput, options?: EncodeOptions): En
     typeof FormData === "function" && form instanceof FormData
       ? (form as unknown as Iterable<readonly [string, string | Blob]>)
       : snapshot(form as Iterable<readonly [string, string | Blob]>);
+  // While writing, the only user code that can run is an entry's getters (`name`, `type`, `size` of
+  // a File subclass, which FormData keeps as it is). One that encodes again would rewrite the
+  // boundary line and move the slab under the outer encode: refused, as a typed error.
+  if (writing) {
+    throw new ArgumentError("encodeFormData was called from a getter of an entry of the form it is encoding");
+  }
+  writing = true;
+  try {
+    return write(entries, custom);
+  } finally {
+    writing = false;
+  }
+}
 
+/** An encode is writing into the shared boundary line and slab (see encodeFormData). */
+let writing = false;
+
+function write(
+  entries: Iterable<readonly [string, string | Blob]>,
+  custom: string | undefined,
+): EncodedFormData {
+  let boundary: string;
+  let lines = generatedLines;
+  if (custom === undefined) {
+    boundary = generateBoundaryInto(generatedBuf, GENERATED_HEX_AT);
+  } else {
+    boundary = custom;
+    lines = customLines(custom);
+  }
   const segments: Array<Uint8Array | Blob> = [];
   let length = 0;
   let blobBytes = 0;
@@ -427,6 +447,6 @@ export function encodeFormData(form: FormDataInput, options?: EncodeOptions): En
     pos = segStart = 0;
   }
 
-  const contentType = contentTypeFor(boundary, generated);
+  const contentType = contentTypeFor(boundary, custom === undefined);
   return { contentType, boundary, length, body: createBody(segments, length, contentType, blobBytes) };
 }
