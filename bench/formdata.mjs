@@ -207,6 +207,8 @@ const blob = new Blob(["foo", "bar", "baz"]);
 const data = new FormData();
 data.append("foo", "bar");
 data.append("baz", blob);
+/** The File the FormData holds for `blob`: what an encoder of `data` reads. */
+const formFile = data.get("baz");
 const stringData = new FormData();
 stringData.append("foo", "bar");
 stringData.append("baz", "foobarbaz");
@@ -293,6 +295,7 @@ await timeCase(
   (f) => (f instanceof FormData ? true : "no FormData"),
 );
 
+const blobBodyLength = encodeFormData(data).length;
 const encodeResults = await timeCase(
   "small form: encode to complete bytes",
   [
@@ -303,12 +306,44 @@ const encodeResults = await timeCase(
       fn: () => new Response(data).arrayBuffer(),
     },
     { name: "form-data-encoder", fn: () => concatChunks(new FormDataEncoder(data).encode()) },
+    // No encoder of this form can finish before the Blob's bytes are read: the floor is the cheapest
+    // way the runtime gives them, each way timed alone (the targets take the fastest). The Blob is
+    // the one in the form (FormData.append wraps it in a File), read the way an encoder would.
     {
-      // No encoder of this form can finish before the Blob's bytes are read: the floor, timed alone.
-      name: "floor: blob.arrayBuffer() alone (reading the 9-byte Blob)",
+      name: "floor: file.arrayBuffer() alone (reading the 9-byte File)",
       label: "floor",
-      fn: () => blob.arrayBuffer(),
+      fn: () => formFile.arrayBuffer(),
       check: (out) => (out.byteLength === 9 ? true : "wrong size"),
+    },
+    ...(typeof blob.bytes === "function"
+      ? [
+          {
+            name: "floor: file.bytes() alone",
+            label: "floor",
+            fn: () => formFile.bytes(),
+            check: (out) => (out.byteLength === 9 ? true : "wrong size"),
+          },
+        ]
+      : []),
+    {
+      name: "floor: file.stream() read to the end alone",
+      label: "floor",
+      fn: () => concatChunks(formFile.stream()),
+      check: (out) => (out.byteLength === 9 ? true : "wrong size"),
+    },
+    {
+      // Complete bytes are a fresh buffer of the body's length (Response's arrayBuffer() makes one
+      // too), and on Node one of a few hundred bytes lives off the JS heap: the read and that
+      // allocation together, the least any encoder of this form does.
+      name: "floor + result: file.arrayBuffer(), then a new Uint8Array(body length) it is copied into",
+      label: "floor+result",
+      fn: () =>
+        formFile.arrayBuffer().then((b) => {
+          const out = new Uint8Array(blobBodyLength);
+          out.set(new Uint8Array(b), blobBodyLength - 9 - 60);
+          return out;
+        }),
+      check: (out) => (out.byteLength === blobBodyLength ? true : "wrong size"),
     },
     {
       name: "formdata-node + form-data-encoder",
@@ -566,6 +601,16 @@ function target(label, evaluate) {
   });
 }
 
+/** The median of the fastest floor entry of a case (several ways to do what cannot be avoided). */
+function fastestFloor(results) {
+  let best;
+  for (const r of results) {
+    const p50 = r.label === "floor" ? r.stats?.p50 : undefined;
+    if (p50 !== undefined && (best === undefined || p50 < best)) best = p50;
+  }
+  return best;
+}
+
 function ratioTarget(label, results, peerLabel, min) {
   target(label, () => {
     if (!results) return { status: "SKIP", detail: "case filtered out" };
@@ -573,7 +618,7 @@ function ratioTarget(label, results, peerLabel, min) {
     const peer = results.find((r) => r.label === peerLabel)?.stats?.p50;
     if (!ours || !peer) return { status: "SKIP", detail: "not measured" };
     const ratio = peer / ours;
-    const floor = results.find((r) => r.label === "floor")?.stats?.p50;
+    const floor = fastestFloor(results);
     // The floor: what structura cannot avoid, timed alone; the ratio with it would be the best case.
     const floorNote = floor
       ? `; floor alone ${formatTime(floor)} (${formatRatio(peer / floor)} below Response), structura adds ${formatTime(Math.max(0, ours - floor))}`
@@ -596,16 +641,20 @@ target(`small form with a Blob: encode ≥ 10× faster than ${native}'s Response
   if (!results) return { status: "SKIP", detail: "case filtered out" };
   const ours = results.find((r) => r.name.startsWith("structura"))?.stats?.p50;
   const peer = results.find((r) => r.label === "Response")?.stats?.p50;
-  const floor = results.find((r) => r.label === "floor")?.stats?.p50;
+  const floor = fastestFloor(results);
+  const withResult = results.find((r) => r.label === "floor+result")?.stats?.p50;
   if (!ours || !peer) return { status: "SKIP", detail: "not measured" };
   const ratio = peer / ours;
   // No encoder can beat the floor: what structura adds to it is the figure its own work decides.
   const floorNote = floor
-    ? `; reading the Blob alone takes ${formatTime(floor)}, ${formatRatio(peer / floor)} below Response; structura adds ${formatTime(Math.max(0, ours - floor))} to it, Response ${formatTime(peer - floor)}`
+    ? `; reading the Blob alone (the fastest floor row) takes ${formatTime(floor)}, ${formatRatio(peer / floor)} below Response; structura adds ${formatTime(Math.max(0, ours - floor))} to it, Response ${formatTime(peer - floor)}`
+    : "";
+  const resultNote = withResult
+    ? `; read + the result's allocation ${formatTime(withResult)} (${formatRatio(peer / withResult)} below Response), structura adds ${formatTime(Math.max(0, ours - withResult))} to that`
     : "";
   return {
     status: ratio >= 10 ? "PASS" : "MISS",
-    detail: `${formatRatio(ratio)} (${formatTime(ours)} vs ${formatTime(peer)}; need 10×${floorNote})`,
+    detail: `${formatRatio(ratio)} (${formatTime(ours)} vs ${formatTime(peer)}; need 10×${floorNote}${resultNote})`,
   };
 });
 ratioTarget(

@@ -285,6 +285,99 @@ describe("encodeFormData: boundary", () => {
     for (const set of digits) expect(set.size).toBe(16);
   });
 
+  it("writes the boundary it reports, through refills of the random pool", () => {
+    // The encoder writes the boundary's bytes in place while the string is made apart from them:
+    // both must agree on every call, also across the pool's refills (4,096 boundaries per refill).
+    const f = form((f) => {
+      f.append("a", "1");
+      f.append("b", "2");
+    });
+    let previous = "";
+    for (let i = 0; i < 9000; i++) {
+      const { boundary, body } = encodeFormData(f);
+      expect(boundary.startsWith("----structura")).toBe(true);
+      expect(boundary).not.toBe(previous);
+      const text = String.fromCharCode(...body.bytesSync());
+      const expected = crlf(
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="a"',
+        "",
+        "1",
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="b"',
+        "",
+        "2",
+        `--${boundary}--`,
+        "",
+      );
+      if (text !== expected) expect(text).toBe(expected);
+      previous = boundary;
+    }
+  });
+
+  it("is not corrupted by a getter that encodes another form while it writes", async () => {
+    // A File subclass keeps its getters through FormData.append, so `type` runs user code in the
+    // middle of writing the body: a nested encode must not overwrite the outer one's boundary
+    // bytes or slab position. Either the outer body is right or the call fails with a typed error.
+    let getterCalls = 0;
+    class Sneaky extends File {
+      override get type(): string {
+        if (getterCalls++ === 0) encodeFormData(form((f) => f.append("inner", "x".repeat(300))));
+        return "text/plain";
+      }
+    }
+    const f = form((f) => {
+      f.append("a", "1");
+      f.append("file", new Sneaky(["abc"], "s.txt"));
+      f.append("b", "2");
+    });
+    let outer: ReturnType<typeof encodeFormData> | undefined;
+    try {
+      outer = encodeFormData(f);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ArgumentError);
+    }
+    if (outer !== undefined) {
+      const text = String.fromCharCode(...(await outer.body.bytes()));
+      const b = outer.boundary;
+      // Bun's FormData stores a File of its own (no getter of the subclass runs, the type is lost).
+      const type = (f.get("file") as File).type || "application/octet-stream";
+      expect(text).toBe(
+        crlf(
+          `--${b}`,
+          'Content-Disposition: form-data; name="a"',
+          "",
+          "1",
+          `--${b}`,
+          'Content-Disposition: form-data; name="file"; filename="s.txt"',
+          `Content-Type: ${type}`,
+          "",
+          "abc",
+          `--${b}`,
+          'Content-Disposition: form-data; name="b"',
+          "",
+          "2",
+          `--${b}--`,
+          "",
+        ),
+      );
+    }
+    // Node's FormData keeps the subclass, so the getter did run inside the encode there.
+    if (!isBun) expect(getterCalls).toBeGreaterThan(0);
+    // Whatever happened to the outer call, the next encode is whole.
+    const next = encodeFormData(form((f) => f.append("c", "3")));
+    expect(String.fromCharCode(...next.body.bytesSync())).toBe(
+      crlf(
+        `--${next.boundary}`,
+        'Content-Disposition: form-data; name="c"',
+        "",
+        "3",
+        `--${next.boundary}--`,
+        "",
+      ),
+    );
+  });
+
   it("accepts a caller's boundary and quotes it in the Content-Type when needed", () => {
     expect(encodeFormData(new FormData(), { boundary: "simple-1_2.3'+" }).contentType).toBe(
       "multipart/form-data; boundary=simple-1_2.3'+",
