@@ -5,7 +5,7 @@
  * piecewise: each complete subtree of TEXT_AFTER objects becomes text at once (so most of the tree
  * dies young instead of being copied through every scavenge), and the pieces are joined at the end.
  *
- * Every object gets the next number when first met (one `Map` entry: the only per-object bookkeeping)
+ * Every object gets the next number when first met (one `WeakMap` entry: the only per-object bookkeeping)
  * and is written inline there; later meetings write `"~<number>"`. Records are written against a shape
  * table (`[shape, ...values]`, the keys once per text, undefined members folded into the shape). The
  * recursion never goes deeper than DEFER_DEPTH: a container met deeper is only numbered there and
