@@ -23,17 +23,22 @@ export class Raw {
   constructor(readonly text: string) {}
 }
 
+/** Turns the markers of a text made by `JSON.stringify` into escapes (Writer.fix). */
+export interface Fixer {
+  fix(text: string): string;
+}
+
 /**
  * Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. The
  * text is built by concatenation, a rope as JSON.stringify's own result is, flattened when first read.
  */
-export function emitSpine(container: object, spines: Set<object>): string {
+export function emitSpine(container: object, spines: Set<object>, fixer: Fixer | null = null): string {
   let text: string;
   if (isArray(container)) {
     text = "[";
     for (let i = 0; i < container.length; i++) {
       if (i !== 0) text += ",";
-      text += emitMember(container[i], spines);
+      text += emitMember(container[i], spines, fixer);
     }
     return `${text}]`;
   }
@@ -42,13 +47,18 @@ export function emitSpine(container: object, spines: Set<object>): string {
   text = "{";
   for (let i = 0; i < keys.length; i++) {
     if (i !== 0) text += ",";
-    text += `${JSON.stringify(keys[i])}:${emitMember(record[keys[i]!], spines)}`;
+    text += `${fixed(JSON.stringify(keys[i]), fixer)}:${emitMember(record[keys[i]!], spines, fixer)}`;
   }
   return `${text}}`;
 }
 
-function emitMember(member: Json, spines: Set<object>): string {
+function emitMember(member: Json, spines: Set<object>, fixer: Fixer | null): string {
   if (member instanceof Raw) return member.text;
-  if (typeof member === "object" && member !== null && spines.has(member)) return emitSpine(member, spines);
-  return JSON.stringify(member);
+  if (typeof member === "object" && member !== null && spines.has(member))
+    return emitSpine(member, spines, fixer);
+  return fixed(JSON.stringify(member), fixer);
+}
+
+function fixed(text: string, fixer: Fixer | null): string {
+  return fixer === null ? text : fixer.fix(text);
 }
