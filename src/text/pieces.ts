@@ -23,22 +23,17 @@ export class Raw {
   constructor(readonly text: string) {}
 }
 
-/** Turns the markers of a text made by `JSON.stringify` into escapes (Writer.fix). */
-export interface Fixer {
-  fix(text: string): string;
-}
-
 /**
  * Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. The
  * text is built by concatenation, a rope as JSON.stringify's own result is, flattened when first read.
  */
-export function emitSpine(container: object, spines: Set<object>, fixer: Fixer | null = null): string {
+export function emitSpine(container: object, spines: Set<object>): string {
   let text: string;
   if (isArray(container)) {
     text = "[";
     for (let i = 0; i < container.length; i++) {
       if (i !== 0) text += ",";
-      text += emitMember(container[i], spines, fixer);
+      text += emitMember(container[i], spines);
     }
     return `${text}]`;
   }
@@ -47,18 +42,13 @@ export function emitSpine(container: object, spines: Set<object>, fixer: Fixer |
   text = "{";
   for (let i = 0; i < keys.length; i++) {
     if (i !== 0) text += ",";
-    text += `${fixed(JSON.stringify(keys[i]), fixer)}:${emitMember(record[keys[i]!], spines, fixer)}`;
+    text += `${JSON.stringify(keys[i])}:${emitMember(record[keys[i]!], spines)}`;
   }
   return `${text}}`;
 }
 
-function emitMember(member: Json, spines: Set<object>, fixer: Fixer | null): string {
+function emitMember(member: Json, spines: Set<object>): string {
   if (member instanceof Raw) return member.text;
-  if (typeof member === "object" && member !== null && spines.has(member))
-    return emitSpine(member, spines, fixer);
-  return fixed(JSON.stringify(member), fixer);
-}
-
-function fixed(text: string, fixer: Fixer | null): string {
-  return fixer === null ? text : fixer.fix(text);
+  if (typeof member === "object" && member !== null && spines.has(member)) return emitSpine(member, spines);
+  return JSON.stringify(member);
 }

@@ -101,25 +101,16 @@ export function toText(
   textAfter: number = TEXT_AFTER,
   maxDepth: number = MAX_NESTING,
   wholeErrors = true,
-  oneByte = true,
 ): string {
   anchorWriter();
-  const writer = new Writer(registry, null, textAfter, maxDepth, wholeErrors, oneByte);
-  let text: string;
+  const writer = new Writer(registry, null, textAfter, maxDepth, wholeErrors);
   try {
     const top = writer.run(value);
-    text =
-      writer.raws === 0
-        ? writer.fix(JSON.stringify(top))
-        : emitSpine(top, writer.spines ?? new Set(), writer);
+    if (writer.raws === 0) return JSON.stringify(top);
+    return emitSpine(top, writer.spines ?? new Set());
   } catch (error) {
     throw located(error, value, maxDepth);
   }
-  // A U+007F of the value's own was in a text made after the first marker and was turned into `\u`
-  // with the markers (see Writer.narrow): written again without markers. Only a value holding both a
-  // long string with units above U+00FF and a U+007F gets here; its getters run twice.
-  if (writer.fixed !== writer.marks) return toText(value, registry, textAfter, maxDepth, wholeErrors, false);
-  return text;
 }
 
 /** @internal A refusal becomes a DataCloneError with the path to where it happened; other errors pass through. */

@@ -5,7 +5,7 @@
 
 import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { describeValue, LimitError } from "../core/errors.ts";
-import { hostSlices, proxyDetector } from "../core/host.ts";
+import { proxyDetector } from "../core/host.ts";
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, encodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
@@ -79,12 +79,6 @@ function inheritsEnumerable(): boolean {
   for (const _ in {}) return true;
   return false;
 }
-
-/** A UTF-16 unit above U+00FF: a string holding one is two bytes a character in V8 (and so is its text). */
-const WIDE = /[^\x00-\xff]/;
-/** What `Writer.narrow` writes before the four hex digits of a unit it escapes (see there). */
-const MARK = /\x7f/g;
-const HEX = "0123456789abcdef";
 
 /** Slots of the writer's cache of reference strings (a power of two). */
 const REF_CACHE = 256;
@@ -187,14 +181,6 @@ export class Writer {
   readonly pending: object[] = [];
   /** Source compiled for record writers in this call (see compileWriter). */
   compiledSource = 0;
-  /**
-   * Whether long strings and error texts with units above U+00FF are written escaped, so that the text
-   * stays one byte a character (see `narrow`); `marks` counts the markers written, `fixed` the ones
-   * turned into `\u` (see `fix`).
-   */
-  readonly oneByte: boolean;
-  marks = 0;
-  fixed = 0;
 
   constructor(
     registry: TypeRegistry,
@@ -203,9 +189,7 @@ export class Writer {
     readonly maxDepth: number = MAX_NESTING,
     /** Errors whole (docs §3.3, the default) or as structured clone keeps them. */
     readonly wholeErrors: boolean = true,
-    oneByte = false,
   ) {
-    this.oneByte = oneByte;
     this.room = maxDepth;
     this.textAfter = textAfter;
     this.forIn = hooks === null && !inheritsEnumerable();
@@ -311,57 +295,7 @@ export class Writer {
     const n = longs.get(s);
     if (n !== undefined) return LONG_STRING_PREFIX + n;
     longs.set(s, this.nextLong++);
-    return this.narrow(s.charCodeAt(0) === SIGIL_CODE ? SIGIL + s : s);
-  }
-
-  /**
-   * `s` as written into the tree: as it is, or, when it holds units above U+00FF and the writer makes
-   * one-byte text, with each of them (and any U+007F) as U+007F and four hex digits, in a one-byte
-   * string. `fix` turns every U+007F of a finished text into `\u`, which makes those six characters the
-   * JSON escape of the unit: the same JSON value, in a text V8 keeps one byte a character. One unit
-   * above U+00FF makes `JSON.stringify` write its whole piece two bytes a character, and the final
-   * flattening widen every other piece (the real Vitest blob's "…" in assertion messages doubled its
-   * 21 MB text). Only long strings and error texts are looked at: the test is a regular expression,
-   * answered without a scan for a one-byte string, but a call per short string would cost more than it
-   * saves. A string mostly of such units is left as it is (escaping would grow it, and its text is two
-   * bytes a character anyway).
-   */
-  narrow(s: string): string {
-    if (!this.oneByte || !WIDE.test(s)) return s;
-    const n = s.length;
-    let wide = 0;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 0xff || c === 0x7f) wide++;
-    }
-    if (wide * 8 > n) return s;
-    const bytes = new Uint8Array(n + 4 * wide);
-    let j = 0;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 0xff || c === 0x7f) {
-        bytes[j] = 0x7f;
-        bytes[j + 1] = HEX.charCodeAt(c >> 12);
-        bytes[j + 2] = HEX.charCodeAt((c >> 8) & 15);
-        bytes[j + 3] = HEX.charCodeAt((c >> 4) & 15);
-        bytes[j + 4] = HEX.charCodeAt(c & 15);
-        j += 5;
-      } else bytes[j++] = c;
-    }
-    this.marks += wide;
-    return latin1String(bytes);
-  }
-
-  /**
-   * A text made by `JSON.stringify` from this writer's tree, with its markers turned into `\u` (see
-   * `narrow`). Texts made before the first marker are left alone; after it, a U+007F of the user's own
-   * in a text is turned too, which `fixed` exceeding `marks` at the end reveals (see `toText`).
-   */
-  fix(text: string): string {
-    if (this.marks === 0) return text;
-    const out = text.replace(MARK, "\\u");
-    this.fixed += out.length - text.length;
-    return out;
+    return s.charCodeAt(0) === SIGIL_CODE ? SIGIL + s : s;
   }
 
   /** An object met for the first time: numbered, then written here or deferred. */
@@ -405,7 +339,7 @@ export class Writer {
   finished(node: Json, raws: number): Json {
     if (this.raws === raws) {
       this.raws++;
-      return new Raw(this.fix(JSON.stringify(node)));
+      return new Raw(JSON.stringify(node));
     }
     this.spine(node as object);
     return node;
@@ -814,8 +748,8 @@ export class Writer {
         const out: Json[] = [
           Tag.Error,
           parts.name,
-          parts.hasMessage ? this.narrow(parts.message!) : null,
-          parts.stack === undefined ? null : this.narrow(parts.stack),
+          parts.hasMessage ? parts.message : null,
+          parts.stack === undefined ? null : parts.stack,
         ];
         if (parts.hasCause) {
           const s = this.slot(parts.cause, value, "cause", depth);
@@ -846,8 +780,8 @@ export class Writer {
   wholeError(value: object, depth: number): Json {
     const parts = readWholeError(value);
     const keys = parts.keys;
-    const message = parts.hasMessage ? this.narrow(parts.message!) : null;
-    const stack = parts.stack === undefined ? null : this.narrow(parts.stack);
+    const message = parts.hasMessage ? parts.message : null;
+    const stack = parts.stack === undefined ? null : parts.stack;
     if (parts.cls < 7 && parts.name === undefined && keys.length === 0) {
       const out: Json[] = [Tag.Error, ERROR_CLASSES[parts.cls], message, stack];
       if (parts.hasCause) out.push(this.orNull(this.slot(parts.cause, value, "cause", depth)));
@@ -916,17 +850,6 @@ export function anchorWriter(): void {
   if (anchored(Writer)) return;
   anchorHiddenClass(new Writer(EMPTY_REGISTRY, null, TEXT_AFTER));
   anchorHiddenClass(new Raw(""));
-}
-
-/** Bytes (each one character) as a one-byte string: Node's Latin-1 slice, else String.fromCharCode in chunks. */
-function latin1String(bytes: Uint8Array): string {
-  const slices = hostSlices();
-  if (slices !== null) return slices.latin1.call(bytes, 0, bytes.length);
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 8192) {
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
-  }
-  return out;
 }
 
 const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get;
