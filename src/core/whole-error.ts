@@ -9,8 +9,9 @@
  * own enumerable string-keyed properties, as ordinary values.
  */
 
+import { ERROR_NAMES, setStack } from "./error-parts.ts";
 import { intrinsic } from "./intrinsics.ts";
-import { ERROR_NAMES, setStack } from "./types.ts";
+import { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } from "./reflect.ts";
 
 /** The closed list of error classes, by id (the binary format's class byte; the text format's name). */
 export const ERROR_CLASSES = /* @__PURE__ */ intrinsic(
@@ -37,10 +38,7 @@ const classByProto: Map<object, number> = /* @__PURE__ */ intrinsic(() => {
   return byProto;
 });
 
-const getProto = /* @__PURE__ */ intrinsic(() => Object.getPrototypeOf);
 const keysOf = /* @__PURE__ */ intrinsic(() => Object.keys);
-const getOwnPropertyDescriptor = /* @__PURE__ */ intrinsic(() => Object.getOwnPropertyDescriptor);
-const defineProperty = /* @__PURE__ */ intrinsic(() => Object.defineProperty);
 
 /** An error taken apart (see readWholeError). Fields not present are `undefined`/false. */
 export interface WholeError {
@@ -71,7 +69,7 @@ function ownData(o: object, key: string): PropertyDescriptor | undefined {
 
 /** The nearest allow-listed class on the prototype chain (Error when there is none). */
 export function errorClassOf(error: object): number {
-  for (let o = getProto(error) as object | null; o !== null; o = getProto(o) as object | null) {
+  for (let o = getPrototypeOf(error) as object | null; o !== null; o = getPrototypeOf(o) as object | null) {
     const cls = classByProto.get(o);
     if (cls !== undefined) return cls;
   }
