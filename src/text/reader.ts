@@ -55,6 +55,8 @@ const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
 const PENDING: object = Object.freeze({});
 /** Marks a queued container already filled (custom data is filled ahead of the queue). */
 const DRAINED: object = Object.freeze({});
+/** What `shell` returns for a node that is no container: it is read whole. */
+const WHOLE: object = Object.freeze({});
 
 function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
@@ -105,6 +107,8 @@ export class Reader {
   undefinedBudget = UNDEFINED_BUDGET;
   /** Whether for-in visits exactly the own keys of a JSON object (see `fillObject`). */
   plainForIn: boolean;
+  /** The kind of container `shell` made last. */
+  kind: Fill = Fill.Object;
   /** The JSON container being read, for error positions. */
   at: Json;
 
@@ -300,47 +304,15 @@ export class Reader {
         kind = Fill.Shaped;
         shell = {};
       } else {
-        switch (head) {
-          case Tag.Array:
-            kind = Fill.Array;
-            shell = [];
-            break;
-          case Tag.SparseArray:
-            kind = Fill.Sparse;
-            shell = new Array(this.sparseLength(node));
-            break;
-          case Tag.NullObject:
-            kind = Fill.NullObject;
-            this.arity(node, 2, 2);
-            this.props(node[1]);
-            shell = Object.create(null);
-            break;
-          case Tag.Map:
-            kind = Fill.Map;
-            if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
-            shell = new Map();
-            break;
-          case Tag.Set:
-            kind = Fill.Set;
-            shell = new Set();
-            break;
-          case Tag.Error:
-            kind = Fill.Error;
-            shell = this.newError(node);
-            break;
-          case Tag.WholeError:
-            if (!this.v3) this.unknownTag(head);
-            kind = Fill.WholeError;
-            shell = this.newWholeError(node);
-            break;
-          default: {
-            // Anything else is read whole right here (the writer wrote it right here too), one level
-            // below the node holding the deferral point, as if it were inline: its depth does not start
-            // afresh, or a chain of such entries (views on views, custom data) would recurse unbounded.
-            const value = this.node(node);
-            this.at = saved;
-            return value;
-          }
+        shell = this.shell(node, head);
+        kind = this.kind;
+        if (shell === WHOLE) {
+          // Anything else is read whole right here (the writer wrote it right here too), one level
+          // below the node holding the deferral point, as if it were inline: its depth does not start
+          // afresh, or a chain of such entries (views on views, custom data) would recurse unbounded.
+          const value = this.node(node);
+          this.at = saved;
+          return value;
         }
       }
     }
@@ -611,46 +583,6 @@ export class Reader {
         for (let i = 1; i < node.length; i++) a.push(this.slot(node[i]));
         return a;
       }
-      case Tag.SparseArray: {
-        const a = new Array(this.sparseLength(node));
-        objs.push(a);
-        this.fillSparse(a, node[2] as Record<string, Json>);
-        return a;
-      }
-      case Tag.NullObject: {
-        this.arity(node, 2, 2);
-        this.props(node[1]);
-        const o = Object.create(null);
-        objs.push(o);
-        this.fillProps(o, node[1] as Record<string, Json>);
-        return o;
-      }
-      case Tag.Map: {
-        if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
-        const map = new Map();
-        objs.push(map);
-        this.fill(map, node, Fill.Map);
-        return map;
-      }
-      case Tag.Set: {
-        const set = new Set();
-        objs.push(set);
-        this.fill(set, node, Fill.Set);
-        return set;
-      }
-      case Tag.Error: {
-        const error = this.newError(node);
-        objs.push(error);
-        this.fill(error, node, Fill.Error);
-        return error;
-      }
-      case Tag.WholeError: {
-        if (!this.v3) this.unknownTag(tag);
-        const error = this.newWholeError(node);
-        objs.push(error);
-        this.fillWholeError(error, node);
-        return error;
-      }
       case Tag.Custom:
         return this.custom(node);
       case Tag.TypedArray:
@@ -663,9 +595,52 @@ export class Reader {
         return view;
       }
     }
+    const shell = this.shell(node, tag);
+    if (shell !== WHOLE) {
+      const kind = this.kind;
+      objs.push(shell);
+      this.fill(shell, node, kind);
+      return shell;
+    }
     const value = this.leaf(node, tag);
     objs.push(value);
     return value;
+  }
+
+  /**
+   * The empty container a container node makes, its kind in `kind` (then filled at once, or at a
+   * deferral point queued), or WHOLE for a node read whole (`leaf`, views, custom data). The node's
+   * fields that the container needs before its members (a length, error fields) are checked here.
+   */
+  shell(node: Json[], head: unknown): unknown {
+    switch (head as string) {
+      case Tag.Array:
+        this.kind = Fill.Array;
+        return [];
+      case Tag.SparseArray:
+        this.kind = Fill.Sparse;
+        return new Array(this.sparseLength(node));
+      case Tag.NullObject:
+        this.kind = Fill.NullObject;
+        this.arity(node, 2, 2);
+        this.props(node[1]);
+        return Object.create(null);
+      case Tag.Map:
+        this.kind = Fill.Map;
+        if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
+        return new Map();
+      case Tag.Set:
+        this.kind = Fill.Set;
+        return new Set();
+      case Tag.Error:
+        this.kind = Fill.Error;
+        return this.newError(node);
+      case Tag.WholeError:
+        if (!this.v3) this.unknownTag(head as string);
+        this.kind = Fill.WholeError;
+        return this.newWholeError(node);
+    }
+    return WHOLE;
   }
 
   /** Typed nodes without slots. */
