@@ -9,7 +9,6 @@
  */
 
 import { ArgumentError, DecodeError } from "../core/errors.ts";
-import { locateJsonError } from "../core/json-position.ts";
 import { checkOptions } from "../core/options.ts";
 import { HEADER_PREFIX } from "./format.ts";
 import { type ParseOptions, parse as parseText } from "./parse.ts";
@@ -69,21 +68,12 @@ export function parse<T = unknown>(text: string, options?: ParseOptions | null):
   }
 }
 
-/** Adds the where and the what to a decoder's error about the text's JSON layer (error path only). */
+/**
+ * Adds a hint to a decoder's refusal of a text that is no structura text (error path only). A text that
+ * is not JSON at all was already located by parse.ts (see syntaxError in locate.ts).
+ */
 function explain(error: unknown, text: string): unknown {
   if (!(error instanceof DecodeError) || typeof text !== "string") return error;
-  if (error.code === "ERR_TRUNCATED" || error.code === "ERR_SYNTAX") {
-    const failure = locateJsonError(text);
-    if (failure === null) return error;
-    const what = failure.truncated
-      ? `The text ends early: ${failure.expected} was expected`
-      : `Not valid JSON: ${failure.expected} was expected, found ${failure.found}`;
-    return new DecodeError(
-      failure.truncated ? "ERR_TRUNCATED" : "ERR_SYNTAX",
-      `${what} at line ${failure.line}, column ${failure.column}`,
-      { offset: failure.offset, cause: error.cause ?? error },
-    );
-  }
   if (error.code === "ERR_VERSION") {
     const start = LEADING_SPACE.exec(text)![0].length;
     // A structura text of another version starts with its header; anything else is someone's JSON.

@@ -12,8 +12,6 @@ const isArray = Array.isArray;
 const keysOf = Object.keys;
 const getProto = Object.getPrototypeOf;
 const ObjectProto = Object.prototype;
-const POSITION = /position (\d+)/;
-const TRUNCATED = /end of JSON input|Unterminated string/;
 const STACK_OVERFLOW = /call stack|too much recursion/i;
 
 /**
@@ -134,17 +132,27 @@ export function offsetOfPath(text: string, path: (number | string)[]): number | 
   return i < text.length ? i : undefined;
 }
 
-/** Turns a `JSON.parse` failure into a DecodeError with the position the engine reported. */
+/**
+ * Turns a `JSON.parse` failure into a DecodeError that says where (line, column, offset) and what was
+ * expected there: `JSON.parse`'s own message differs between engines and never says what was expected,
+ * so the grammar scanner of core/json-position.ts finds the place (error path only). The engine's error
+ * is the cause.
+ */
 export function syntaxError(text: string, error: unknown): DecodeError {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = POSITION.exec(message);
-  let offset = match === null ? jsonErrorOffset(text) : Number(match[1]);
-  const truncated = TRUNCATED.test(message) || (offset !== undefined && offset >= text.length);
-  if (truncated) offset = text.length;
-  return new DecodeError(truncated ? "ERR_TRUNCATED" : "ERR_SYNTAX", `Not valid JSON: ${message}`, {
-    offset,
-    cause: error,
-  });
+  const failure = locateJsonError(text);
+  if (failure === null) {
+    // Valid JSON that JSON.parse could not read (a host limit): the engine's message says why.
+    const message = error instanceof Error ? error.message : String(error);
+    return new DecodeError("ERR_SYNTAX", `Not valid JSON: ${message}`, { cause: error });
+  }
+  const what = failure.truncated
+    ? `The text ends early: ${failure.expected} was expected`
+    : `Not valid JSON: ${failure.expected} was expected, found ${failure.found}`;
+  return new DecodeError(
+    failure.truncated ? "ERR_TRUNCATED" : "ERR_SYNTAX",
+    `${what} at line ${failure.line}, column ${failure.column}`,
+    { offset: failure.offset, cause: error },
+  );
 }
 
 export function isStackOverflow(error: unknown): boolean {
