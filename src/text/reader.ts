@@ -767,37 +767,23 @@ export class Reader {
     this.arity(node, 2, 3);
     const bytes = base64ToBytes(this.string(node[1]));
     if (bytes === null) this.fail("ERR_BAD_VALUE", "Buffer contents are not valid base64.");
+    if (node.length === 2 && !shared) return bytes.buffer as ArrayBuffer;
     const length = bytes.length;
+    const max = node.length === 3 ? this.integer(node[2], length, "maxByteLength") : -1;
+    let out: ArrayBuffer | SharedArrayBuffer;
     try {
-      if (node.length === 3) {
-        const max = this.integer(node[2], length, "maxByteLength");
-        if (shared) {
-          const Shared = SharedArrayBuffer as unknown as new (
-            n: number,
-            o: { maxByteLength: number },
-          ) => SharedArrayBuffer;
-          const out = new Shared(length, { maxByteLength: max });
-          new Uint8Array(out).set(bytes);
-          return out;
-        }
-        const Resizable = ArrayBuffer as unknown as new (
-          n: number,
-          o: { maxByteLength: number },
-        ) => ArrayBuffer;
-        const out = new Resizable(length, { maxByteLength: max });
-        new Uint8Array(out).set(bytes);
-        return out;
-      }
-      if (shared) {
-        const out = new SharedArrayBuffer(length);
-        new Uint8Array(out).set(bytes);
-        return out;
-      }
-    } catch (error) {
-      if (error instanceof ReadFailure) throw error;
-      this.fail("ERR_BAD_VALUE", "Buffer could not be allocated.");
+      // Inside the try: a host without SharedArrayBuffer (a browser page that is not cross-origin
+      // isolated) throws here too.
+      const Ctor = (shared ? SharedArrayBuffer : ArrayBuffer) as unknown as new (
+        n: number,
+        o?: { maxByteLength: number },
+      ) => ArrayBuffer | SharedArrayBuffer;
+      out = max < 0 ? new Ctor(length) : new Ctor(length, { maxByteLength: max });
+    } catch {
+      return this.fail("ERR_BAD_VALUE", "Buffer could not be allocated.");
     }
-    return bytes.buffer as ArrayBuffer;
+    new Uint8Array(out).set(bytes);
+    return out;
   }
 
   /** The buffer a view is on: a slot holding an ArrayBuffer or SharedArrayBuffer. */
