@@ -280,7 +280,8 @@ export class ChannelEnd<T = unknown> {
 
   #emit(event: ChannelEvent<T>): void {
     if (event.type === "message" && this.#onmessage !== null) this.#call(this.#onmessage, event);
-    const set = this.#listeners.get(event.type);
+    // (No lookup in the common case, `onmessage` alone: the map is empty.)
+    const set = this.#listeners.size === 0 ? undefined : this.#listeners.get(event.type);
     if (set === undefined || set.size === 0) return;
     for (const listener of set) this.#call(listener, event);
   }
