@@ -13,7 +13,6 @@ import { defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
-import { sharesStrings } from "./text.ts";
 import {
   type ChannelEvent,
   type ChannelHandle,
@@ -117,13 +116,7 @@ export class ChannelEnd<T = unknown> {
       // them over in order and `receiveSync` can take them synchronously. (Deno's race between its
       // asynchronous dispatch and a synchronous take, see Receiver.toInbox, would reorder them.)
       this.#sender.rawStrings = receiveOnPort() !== null;
-    } else {
-      port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
-      // Bun's global MessageChannel has no `on`, but its ports are the ones worker_threads hands over
-      // (same queue, same receiveMessageOnPort): without this, an end created on Bun's main thread
-      // wrapped every long string as `{ s, x }` (measured 14 KB one-way at 0.27-0.34× postMessage's rate).
-      this.#sender.rawStrings = sharesStrings && receiveOnPort() !== null;
-    }
+    } else port.onmessage = (event: MessageEvent) => this.#onPortMessage(event.data);
     port.addEventListener("close", () => this.#portClosed());
     // Like a MessagePort: an end keeps its thread alive only once something listens to it.
     this.unref();
