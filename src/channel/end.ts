@@ -83,8 +83,9 @@ export class ChannelEnd<T = unknown> {
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).
-    this.#replyPoll = new Poll(reply, 10);
-    this.#streamPoll = new Poll(Math.min(reply, STREAM_POLL_MICROS), 6);
+    // The default polls stop while the machine is busy (see machineBusy); an explicit spinMicros polls.
+    this.#replyPoll = new Poll(reply, 10, spin === undefined);
+    this.#streamPoll = new Poll(Math.min(reply, STREAM_POLL_MICROS), 6, spin === undefined);
     this.#syncPoll = new Poll(spin ?? 0, 10);
     const types = options?.types ?? [];
     const wholeErrors = errorsOption(options?.errors);
@@ -280,7 +281,8 @@ export class ChannelEnd<T = unknown> {
 
   #emit(event: ChannelEvent<T>): void {
     if (event.type === "message" && this.#onmessage !== null) this.#call(this.#onmessage, event);
-    const set = this.#listeners.get(event.type);
+    // (No lookup in the common case, `onmessage` alone: the map is empty.)
+    const set = this.#listeners.size === 0 ? undefined : this.#listeners.get(event.type);
     if (set === undefined || set.size === 0) return;
     for (const listener of set) this.#call(listener, event);
   }

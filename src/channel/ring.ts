@@ -78,7 +78,14 @@ export class Ring {
     this.bytes = new Uint8Array(sab, CONTROL_BYTES, this.capacity);
     this.words = new Int32Array(sab, CONTROL_BYTES, this.capacity >> 2);
     this.latin1 = hostBuffer === null ? null : hostBuffer.from(sab, CONTROL_BYTES, this.capacity);
+    this.head = Atomics.load(this.ctrl, HEAD);
   }
+
+  /**
+   * Producer: HEAD as this side last published it. Only the producer writes HEAD, so it keeps its own
+   * copy instead of an `Atomics.load` per record (on Node 20 a builtin call, not inlined).
+   */
+  head = 0;
 
   /** Bytes free for the producer. */
   free(): number {
@@ -90,9 +97,8 @@ export class Ring {
    * -1 when the ring lacks room. Call `publish()` after filling it.
    */
   reserve(payload: number, kind: number, seq: number): number {
-    const ctrl = this.ctrl;
-    const head = Atomics.load(ctrl, HEAD);
-    const used = (head - Atomics.load(ctrl, TAIL)) >>> 0;
+    const head = this.head;
+    const used = (head - Atomics.load(this.ctrl, TAIL)) >>> 0;
     const size = recordSize(payload);
     const pos = head & this.mask;
     const contiguous = this.capacity - pos;
@@ -122,9 +128,8 @@ export class Ring {
    * not known before), and is written only if all of it was read.
    */
   writeText(text: string, seq: number, maxBytes: number): boolean {
-    const ctrl = this.ctrl;
-    const head = Atomics.load(ctrl, HEAD);
-    const free = this.capacity - ((head - Atomics.load(ctrl, TAIL)) >>> 0);
+    const head = this.head;
+    const free = this.capacity - ((head - Atomics.load(this.ctrl, TAIL)) >>> 0);
     const pos = head & this.mask;
     const contiguous = this.capacity - pos;
     const need = text.length;
@@ -169,10 +174,15 @@ export class Ring {
    * consumer's cache line shared: the exchange happens only when the consumer is parked.
    */
   publish(): number {
-    Atomics.store(this.ctrl, HEAD, this.pendingHead);
+    this.publishHead();
     return Atomics.load(this.ctrl, READER_SLEEP) === AWAKE
       ? AWAKE
       : Atomics.exchange(this.ctrl, READER_SLEEP, AWAKE);
+  }
+
+  /** Producer: makes the reserved record visible, without looking at the consumer. */
+  publishHead(): void {
+    Atomics.store(this.ctrl, HEAD, (this.head = this.pendingHead));
   }
 
   wakeReader(): void {

@@ -7,7 +7,6 @@
 import { DEFAULT_MAX_SHAPE_TABLE, EncodeSession } from "../binary/messages.ts";
 import {
   AWAKE,
-  HEAD,
   KIND_PORT,
   KIND_RAW,
   PARKED_ON_PORT,
@@ -259,7 +258,7 @@ export class Sender {
     // The record first, then the message: a reader parked in its event loop is woken by the message
     // itself (no doorbell beside it) and then finds the record. Only a reader blocked in Atomics.wait
     // (receiveSync) needs a notify, after the message is on its way so that it can take it at once.
-    Atomics.store(tx.ctrl, HEAD, tx.pendingHead);
+    tx.publishHead();
     this.postPayload(item);
     if (
       Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_RING &&

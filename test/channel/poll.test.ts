@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { availableCores, defaultPollMicros, Poll } from "../../src/channel/poll.ts";
+import { availableCores, defaultPollMicros, machineBusy, Poll } from "../../src/channel/poll.ts";
 import { HEAD } from "../../src/channel/ring.ts";
 
 describe("channel polling back-off", () => {
@@ -48,5 +48,16 @@ describe("channel polling back-off", () => {
       if (nav === undefined) delete (globalThis as { navigator?: unknown }).navigator;
       else Object.defineProperty(globalThis, "navigator", nav);
     }
+  });
+});
+
+describe("channel polling on a busy machine", () => {
+  it("stops the default polls while the load average reaches the CPUs plus one", async () => {
+    const os = await import("node:os");
+    const busy = os.loadavg()[0] >= availableCores() + 1;
+    expect(machineBusy()).toBe(busy);
+    // A default (load-aware) poll is off exactly then; an explicit budget polls regardless.
+    expect(new Poll(50, 10, true).enabled).toBe(!busy);
+    expect(new Poll(50, 10, false).enabled).toBe(true);
   });
 });
