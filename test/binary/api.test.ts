@@ -211,6 +211,25 @@ describe("binary: format details", () => {
     expect(deserialize(a)).toEqual([1, 2, 3]);
   });
 
+  it("returns output over a buffer of exactly its bytes, whatever the message size", () => {
+    // Sizes on either side of the writer's buffer sizes (8 KiB, then doublings), a message that grows
+    // the buffer, and one after a larger message that failed (its bytes must not show up).
+    const sizes = [1, 500, 550, 600, 650, 700, 740, 800, 1200, 3000, 10_000, 70_000, 5];
+    for (const size of sizes) {
+      // `size` strings of 11 bytes each.
+      const value = Array.from({ length: size }, (_, i) => `s${String(i).padStart(9, "0")}`);
+      const out = serialize(value);
+      expect(out.byteOffset).toBe(0);
+      expect(out.buffer.byteLength).toBe(out.length);
+      expect(deserialize(out)).toEqual(value);
+    }
+    const secret = "s".repeat(20_000);
+    expect(() => serialize([secret, () => 0])).toThrow(DataCloneError);
+    const after = serialize("short");
+    expect(after.buffer.byteLength).toBe(after.length);
+    expect(new TextDecoder().decode(new Uint8Array(after.buffer))).not.toContain("sss");
+  });
+
   it("decodes records the same with code generation turned off (CSP)", () => {
     configure({ codegen: false });
     try {
