@@ -262,6 +262,14 @@ export function leave(): void {
   depth--;
 }
 
+/**
+ * Whether the value being written is the message's value itself, not inside any container: a buffer
+ * written here (the value, or the value's view's buffer) is the last thing the message writes.
+ */
+export function atTop(): boolean {
+  return depth === 0;
+}
+
 function depthExceeded(): never {
   throw new LimitError("depth", maxDepth, `The value is nested deeper than maxDepth (${maxDepth}).`);
 }

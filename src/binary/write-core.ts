@@ -125,6 +125,27 @@ export function writeBytes(bytes: Uint8Array): void {
   pos += bytes.length;
 }
 
+/** Payloads at least this large may be left out of the writer's buffer (`writeLastBytes`). */
+const TAIL_MIN = 16384;
+/** The message's last bytes, not copied into the writer's buffer: `finishBuffer` appends them. */
+let tail: Uint8Array | null = null;
+
+/**
+ * Like `writeBytes`, for the bytes that end the message: nothing is written after them and no code of
+ * the caller's runs before the message is finished (a buffer that is the whole value, or the whole
+ * value's view). A large payload is then copied once, into the result, instead of into the writer's
+ * buffer first (growing it) and into the result again.
+ */
+export function writeLastBytes(bytes: Uint8Array): void {
+  if (bytes.length < TAIL_MIN) {
+    writeBytes(bytes);
+    return;
+  }
+  ensure(SLACK);
+  writePadding();
+  tail = bytes;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Buffer lifecycle (encode.ts)
 
@@ -144,6 +165,7 @@ export function markHeader(bits: number): void {
 /** Drops what a failed message wrote. */
 export function abandonBuffer(): void {
   pos = 0;
+  tail = null;
 }
 
 /**
@@ -158,6 +180,12 @@ export function abandonBuffer(): void {
  * caller up to a quarter of unused bytes after the message.
  */
 export function finishBuffer(transient: boolean): Uint8Array {
+  const last = tail;
+  if (last !== null) {
+    tail = null;
+    if (!transient) return finishWithTail(last);
+    writeBytesAt(last);
+  }
   const end = pos;
   pos = 0;
   let out: Uint8Array;
@@ -173,6 +201,24 @@ export function finishBuffer(transient: boolean): Uint8Array {
   return out;
 }
 
+/** The result of a message that ends with `tail`: its bytes in the writer's buffer, then the tail's. */
+function finishWithTail(last: Uint8Array): Uint8Array {
+  const end = pos;
+  pos = 0;
+  const out = new Uint8Array(end + last.length);
+  out.set(target.subarray(0, end));
+  out.set(last, end);
+  if (target.length > KEEP_LIMIT) dropBuffer();
+  return out;
+}
+
+/** Copies bytes in at `pos` (padding already written). */
+function writeBytesAt(bytes: Uint8Array): void {
+  ensure(bytes.length);
+  target.set(bytes, pos);
+  pos += bytes.length;
+}
+
 function dropBuffer(): void {
   target = new Uint8Array(0);
   safeEnd = -1;
@@ -183,13 +229,15 @@ export interface SavedBuffer {
   view: DataView<ArrayBuffer>;
   pos: number;
   safeEnd: number;
+  tail: Uint8Array | null;
 }
 
 /** For a re-entrant serialize: sets the outer message's buffer aside and starts an empty one. */
 export function saveBuffer(): SavedBuffer {
-  const saved = { target, view, pos, safeEnd };
+  const saved = { target, view, pos, safeEnd, tail };
   dropBuffer();
   pos = 0;
+  tail = null;
   return saved;
 }
 
@@ -198,6 +246,7 @@ export function restoreBuffer(saved: SavedBuffer): void {
   view = saved.view;
   pos = saved.pos;
   safeEnd = saved.safeEnd;
+  tail = saved.tail;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import {
   serialize,
   TypeRegistry,
 } from "../../src/binary/index.ts";
+import { encodeMessage } from "../../src/binary/messages.ts";
 import { ArgumentError, DataCloneError, DecodeError } from "../../src/core/errors.ts";
 import { configure } from "../../src/core/host.ts";
 
@@ -201,6 +202,37 @@ describe("binary: format details", () => {
       expect(out[1].buffer).toBe(bytes.buffer);
       expect(out[1].byteOffset % 8).toBe(0);
       expect(Array.from(out[1])).toEqual([1n, -1n]);
+    }
+  });
+
+  it("writes a large buffer that is the whole value as it writes one inside a value", () => {
+    // A buffer (or view) that is the message's value is copied straight into the result; its bytes
+    // must be those the writer gives the same payload elsewhere (same padding, same offset), and the
+    // streams' transient path (which copies it into the writer's buffer) must agree byte for byte.
+    const bytes = new Uint8Array(70_000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7) & 0xff;
+    const values: unknown[] = [
+      bytes,
+      bytes.buffer,
+      bytes.subarray(5, 9),
+      new DataView(bytes.buffer, 3),
+      new Float64Array(bytes.buffer, 8, 100),
+      new Uint8Array(100),
+    ];
+    const config = { registry: new TypeRegistry(), maxDepth: DEFAULT_MAX_DEPTH, wholeErrors: true };
+    for (const value of values) {
+      const whole = serialize(value);
+      expect(whole.buffer.byteLength).toBe(whole.length);
+      expect(Array.from(encodeMessage(value, config, null))).toEqual(Array.from(whole));
+      const inArray = serialize([value]);
+      const offset =
+        whole.length - (value instanceof ArrayBuffer ? value : (value as Uint8Array).buffer).byteLength;
+      expect(offset % 8).toBe(0);
+      // The payload ends both messages, at the same alignment.
+      expect(Array.from(inArray.subarray(inArray.length - 64))).toEqual(
+        Array.from(whole.subarray(whole.length - 64)),
+      );
+      expect(deserialize(whole)).toEqual(value);
     }
   });
 
