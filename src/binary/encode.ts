@@ -228,29 +228,17 @@ function encodeReentrant(
 
 export function writeValue(value: unknown): void {
   room();
-  switch (typeof value) {
-    case "string":
-      writeString(value);
-      return;
-    case "number":
-      writeNumber(value);
-      return;
-    case "object":
-      if (value === null) put(NULL);
-      else writeObject(value);
-      return;
-    case "boolean":
-      put(value ? TRUE : FALSE);
-      return;
-    case "undefined":
-      put(UNDEFINED);
-      return;
-    case "bigint":
-      writeBigInt(value);
-      return;
-    default:
-      throw refuse(value);
-  }
+  // `typeof x === "..."` tests, not a switch on `typeof x`: V8 turns each test into a check of the
+  // value's type, where a switch materializes the typeof string (a builtin call per value).
+  if (typeof value === "string") writeString(value);
+  else if (typeof value === "number") writeNumber(value);
+  else if (typeof value === "object") {
+    if (value === null) put(NULL);
+    else writeObject(value);
+  } else if (typeof value === "boolean") put(value ? TRUE : FALSE);
+  else if (value === undefined) put(UNDEFINED);
+  else if (typeof value === "bigint") writeBigInt(value);
+  else throw refuse(value);
 }
 
 /** A container starts: one level deeper, within maxDepth. */
@@ -260,6 +248,14 @@ export function enter(): void {
 
 export function leave(): void {
   depth--;
+}
+
+/**
+ * Whether the value being written is the message's value itself, not inside any container: a buffer
+ * written here (the value, or the value's view's buffer) is the last thing the message writes.
+ */
+export function atTop(): boolean {
+  return depth === 0;
 }
 
 function depthExceeded(): never {
@@ -302,6 +298,10 @@ export function writeArray(array: unknown[]): void {
         // would, without the call (V8 does not inline writeNumber into this loop).
         room();
         writeSmallUint(item);
+        present++;
+      } else if (typeof item === "string") {
+        // Strings make sure of their own room (the other common element kind): no writeValue call.
+        writeString(item);
         present++;
       } else if (item === undefined && !(i in array)) {
         room();

@@ -55,8 +55,8 @@ export interface DeserializeOptions extends TypeOptions {
 /**
  * Writes a value in the structura binary format. Refusals throw a DataCloneError with a path (the same
  * refusals as `clone`, plus Blob/File and host objects, which bytes cannot carry: see
- * docs/binary-format.md §11). The result owns its memory; it may be a view over a somewhat larger
- * ArrayBuffer (use its byteOffset/byteLength, not `.buffer` alone).
+ * docs/binary-format.md §11). The result owns its memory: a Uint8Array over an ArrayBuffer of exactly
+ * its bytes (transferable; nothing else is in it).
  */
 export function serialize(value: unknown, options?: SerializeOptions | null): Uint8Array {
   if (options === null) options = undefined;

@@ -4,8 +4,9 @@
  * helpers here (`put`, `room`, `writeVarint`, ...), which esbuild hoists into one scope with them, where
  * V8 inlines them.
  *
- * - one output buffer per process, reused across calls and grown geometrically; every write path checks
- *   `pos > safeEnd` once and may then write up to SLACK bytes without further bounds checks;
+ * - one output buffer per process, reused across calls, grown geometrically and kept up to KEEP_LIMIT;
+ *   every write path checks `pos > safeEnd` once and may then write up to SLACK bytes without further
+ *   bounds checks;
  * - short strings are encoded by an inline UTF-8 loop, long ones by the host's `Buffer#utf8Write` (Node,
  *   Bun) or `TextEncoder.encodeInto` straight into the output.
  */
@@ -36,12 +37,6 @@ export const SLACK = 32;
 const INITIAL_SIZE = 8192;
 /** A buffer grown past this is not kept for the next call. */
 const KEEP_LIMIT = 4 * 1024 * 1024;
-/**
- * Size of the next fresh buffer. A message that filled its buffer takes it along, and the next one,
- * likely of a similar size, starts at that size instead of growing from INITIAL_SIZE and copying its
- * bytes at every doubling.
- */
-let freshSize = INITIAL_SIZE;
 
 let target = new Uint8Array(0);
 let view = new DataView(target.buffer);
@@ -130,12 +125,33 @@ export function writeBytes(bytes: Uint8Array): void {
   pos += bytes.length;
 }
 
+/** Payloads at least this large may be left out of the writer's buffer (`writeLastBytes`). */
+const TAIL_MIN = 16384;
+/** The message's last bytes, not copied into the writer's buffer: `finishBuffer` appends them. */
+let tail: Uint8Array | null = null;
+
+/**
+ * Like `writeBytes`, for the bytes that end the message: nothing is written after them and no code of
+ * the caller's runs before the message is finished (a buffer that is the whole value, or the whole
+ * value's view). A large payload is then copied once, into the result, instead of into the writer's
+ * buffer first (growing it) and into the result again.
+ */
+export function writeLastBytes(bytes: Uint8Array): void {
+  if (bytes.length < TAIL_MIN) {
+    writeBytes(bytes);
+    return;
+  }
+  ensure(SLACK);
+  writePadding();
+  tail = bytes;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Buffer lifecycle (encode.ts)
 
 /** Starts a message: the two header bytes, then values from `headerSize` on. */
 export function startBuffer(magic: number, second: number, headerSize: number): void {
-  if (target.length === 0) grow(freshSize);
+  if (target.length === 0) grow(INITIAL_SIZE);
   target[0] = magic;
   target[1] = second;
   pos = headerSize;
@@ -149,31 +165,58 @@ export function markHeader(bits: number): void {
 /** Drops what a failed message wrote. */
 export function abandonBuffer(): void {
   pos = 0;
+  tail = null;
 }
 
 /**
  * Ends a message and returns its bytes: with `transient`, a view of the writer's own buffer, valid until
- * the next encode in this thread; otherwise bytes the caller owns.
+ * the next encode in this thread; otherwise a Uint8Array the caller owns over an ArrayBuffer of exactly
+ * its bytes (transferable, and nothing else is in it).
+ *
+ * The owned result is a fresh buffer of the message's size filled by one `set`: one allocation of the
+ * final size, with no bytes past the message. `TypedArray#slice` did the same job 1.3-5× slower on V8
+ * 11 (a 270 KB message: 1.1 ms against 0.21 ms, each call, its allocation included), and handing the
+ * writer's buffer itself over when mostly full left the next message a cold buffer to fill and gave the
+ * caller up to a quarter of unused bytes after the message.
  */
 export function finishBuffer(transient: boolean): Uint8Array {
+  const last = tail;
+  if (last !== null) {
+    tail = null;
+    if (!transient) return finishWithTail(last);
+    writeBytesAt(last);
+  }
   const end = pos;
   pos = 0;
   let out: Uint8Array;
   if (transient) {
     // The caller copies the bytes before the next encode: no copy here. A buffer past KEEP_LIMIT goes
-    // with the view (the next call starts afresh), as below.
+    // with the view (the next call starts afresh).
     out = target.subarray(0, end);
-    if (target.length > KEEP_LIMIT) dropBuffer();
-  } else if (end > (target.length >> 1) + (target.length >> 2)) {
-    // Mostly full: hand the buffer itself over instead of copying it, and start afresh next time.
-    out = target.subarray(0, end);
-    dropBuffer();
-    freshSize = Math.min(end + (end >> 3), KEEP_LIMIT);
   } else {
-    out = target.slice(0, end);
-    if (target.length > KEEP_LIMIT) dropBuffer();
+    out = new Uint8Array(end);
+    out.set(end === target.length ? target : target.subarray(0, end));
   }
+  if (target.length > KEEP_LIMIT) dropBuffer();
   return out;
+}
+
+/** The result of a message that ends with `tail`: its bytes in the writer's buffer, then the tail's. */
+function finishWithTail(last: Uint8Array): Uint8Array {
+  const end = pos;
+  pos = 0;
+  const out = new Uint8Array(end + last.length);
+  out.set(target.subarray(0, end));
+  out.set(last, end);
+  if (target.length > KEEP_LIMIT) dropBuffer();
+  return out;
+}
+
+/** Copies bytes in at `pos` (padding already written). */
+function writeBytesAt(bytes: Uint8Array): void {
+  ensure(bytes.length);
+  target.set(bytes, pos);
+  pos += bytes.length;
 }
 
 function dropBuffer(): void {
@@ -186,15 +229,15 @@ export interface SavedBuffer {
   view: DataView<ArrayBuffer>;
   pos: number;
   safeEnd: number;
-  freshSize: number;
+  tail: Uint8Array | null;
 }
 
 /** For a re-entrant serialize: sets the outer message's buffer aside and starts an empty one. */
 export function saveBuffer(): SavedBuffer {
-  const saved = { target, view, pos, safeEnd, freshSize };
+  const saved = { target, view, pos, safeEnd, tail };
   dropBuffer();
   pos = 0;
-  freshSize = INITIAL_SIZE;
+  tail = null;
   return saved;
 }
 
@@ -203,7 +246,7 @@ export function restoreBuffer(saved: SavedBuffer): void {
   view = saved.view;
   pos = saved.pos;
   safeEnd = saved.safeEnd;
-  freshSize = saved.freshSize;
+  tail = saved.tail;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -125,8 +125,12 @@ function numbered(set: Set<object>, first: number): Map<object, number> {
 
 /** Drops the objects of the message just written (nothing of it stays alive) and restarts numbering. */
 export function resetIdentity(): void {
+  // A message of many objects is usually followed by another (a stream of values of one kind): it
+  // starts with a Set, without the linear scans of its first SMALL_MEMO objects and their copy into one.
+  const many = nextRef > SMALL_MEMO;
   forget();
   nextRef = 0;
+  if (many) seen = new Set();
 }
 
 function forget(): void {

@@ -21,7 +21,7 @@ import {
   unbox,
 } from "../core/types.ts";
 import { readWholeError } from "../core/whole-error.ts";
-import { enter, leave, stackLimit, wholeErrors, writeArray, writeValue } from "./encode.ts";
+import { atTop, enter, leave, stackLimit, wholeErrors, writeArray, writeValue } from "./encode.ts";
 import { typedStackError } from "./stack.ts";
 import {
   DATE,
@@ -60,6 +60,7 @@ import {
   room,
   writeBigInt,
   writeBytes,
+  writeLastBytes,
   writeString,
   writeVarint,
 } from "./write-core.ts";
@@ -251,7 +252,10 @@ function writeArrayBuffer(buffer: ArrayBuffer): void {
     put(X_ARRAY_BUFFER);
   }
   writeVarint(byteLength);
-  writeBytes(new Uint8Array(buffer, 0, byteLength));
+  const bytes = new Uint8Array(buffer, 0, byteLength);
+  // The message's value (or its view's buffer): nothing is read or written after these bytes.
+  if (atTop()) writeLastBytes(bytes);
+  else writeBytes(bytes);
 }
 
 function writeSharedBuffer(buffer: SharedArrayBuffer): void {

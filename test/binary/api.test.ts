@@ -6,6 +6,7 @@ import {
   serialize,
   TypeRegistry,
 } from "../../src/binary/index.ts";
+import { encodeMessage } from "../../src/binary/messages.ts";
 import { ArgumentError, DataCloneError, DecodeError } from "../../src/core/errors.ts";
 import { configure } from "../../src/core/host.ts";
 
@@ -204,11 +205,61 @@ describe("binary: format details", () => {
     }
   });
 
+  it("writes a large buffer that is the whole value as it writes one inside a value", () => {
+    // A buffer (or view) that is the message's value is copied straight into the result; its bytes
+    // must be those the writer gives the same payload elsewhere (same padding, same offset), and the
+    // streams' transient path (which copies it into the writer's buffer) must agree byte for byte.
+    const bytes = new Uint8Array(70_000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7) & 0xff;
+    const values: unknown[] = [
+      bytes,
+      bytes.buffer,
+      bytes.subarray(5, 9),
+      new DataView(bytes.buffer, 3),
+      new Float64Array(bytes.buffer, 8, 100),
+      new Uint8Array(100),
+    ];
+    const config = { registry: new TypeRegistry(), maxDepth: DEFAULT_MAX_DEPTH, wholeErrors: true };
+    for (const value of values) {
+      const whole = serialize(value);
+      expect(whole.buffer.byteLength).toBe(whole.length);
+      expect(Array.from(encodeMessage(value, config, null))).toEqual(Array.from(whole));
+      const inArray = serialize([value]);
+      const offset =
+        whole.length - (value instanceof ArrayBuffer ? value : (value as Uint8Array).buffer).byteLength;
+      expect(offset % 8).toBe(0);
+      // The payload ends both messages, at the same alignment.
+      expect(Array.from(inArray.subarray(inArray.length - 64))).toEqual(
+        Array.from(whole.subarray(whole.length - 64)),
+      );
+      expect(deserialize(whole)).toEqual(value);
+    }
+  });
+
   it("returns output that owns its memory", () => {
     const a = serialize([1, 2, 3]);
     const b = serialize([4, 5, 6]);
     expect(a.buffer).not.toBe(b.buffer);
     expect(deserialize(a)).toEqual([1, 2, 3]);
+  });
+
+  it("returns output over a buffer of exactly its bytes, whatever the message size", () => {
+    // Sizes on either side of the writer's buffer sizes (8 KiB, then doublings), a message that grows
+    // the buffer, and one after a larger message that failed (its bytes must not show up).
+    const sizes = [1, 500, 550, 600, 650, 700, 740, 800, 1200, 3000, 10_000, 70_000, 5];
+    for (const size of sizes) {
+      // `size` strings of 11 bytes each.
+      const value = Array.from({ length: size }, (_, i) => `s${String(i).padStart(9, "0")}`);
+      const out = serialize(value);
+      expect(out.byteOffset).toBe(0);
+      expect(out.buffer.byteLength).toBe(out.length);
+      expect(deserialize(out)).toEqual(value);
+    }
+    const secret = "s".repeat(20_000);
+    expect(() => serialize([secret, () => 0])).toThrow(DataCloneError);
+    const after = serialize("short");
+    expect(after.buffer.byteLength).toBe(after.length);
+    expect(new TextDecoder().decode(new Uint8Array(after.buffer))).not.toContain("sss");
   });
 
   it("decodes records the same with code generation turned off (CSP)", () => {

@@ -49,6 +49,24 @@ describe("binary identity across the encoder's chunks", () => {
     }
   });
 
+  it("a message after one of many objects starts with a Set: repeats, views and cycles still hold", () => {
+    for (const before of [30, 5, 100, 0]) {
+      serialize(Array.from({ length: before }, (_, i) => ({ i })));
+      const shared = { shared: true };
+      const bytes = new Uint8Array([1, 2, 3]);
+      const cyclic: { self?: unknown } = {};
+      cyclic.self = cyclic;
+      const out = deserialize<unknown[]>(
+        serialize([shared, bytes, cyclic, shared, bytes.subarray(1), cyclic]),
+      );
+      expect(out[3]).toBe(out[0]);
+      expect(out[5]).toBe(out[2]);
+      expect((out[2] as { self: unknown }).self).toBe(out[2]);
+      expect((out[4] as Uint8Array).buffer).toBe((out[1] as Uint8Array).buffer);
+      expect(Array.from(out[4] as Uint8Array)).toEqual([2, 3]);
+    }
+  });
+
   it("a cycle through a large message", () => {
     const root: { items: unknown[]; self?: unknown } = { items: [] };
     for (let i = 0; i < 2 * CHUNK; i++) root.items.push({ parent: root, i });
