@@ -80,6 +80,11 @@ function inheritsEnumerable(): boolean {
   return false;
 }
 
+/** What `slot` leaves out in lenient mode (as JSON does): functions and symbols. */
+function leftOut(value: unknown): boolean {
+  return typeof value === "function" || typeof value === "symbol";
+}
+
 /** Slots of the writer's cache of reference strings (a power of two). */
 const REF_CACHE = 256;
 
@@ -691,10 +696,14 @@ export class Writer {
         const out: Json[] = [Tag.Map];
         for (let i = 0; i < entries.length; i++) {
           const [k, v] = entries[i]!;
-          const ks = this.slot(k, value, mapEntrySegment(i, "key"), depth);
-          const vs = this.slot(v, value, mapEntrySegment(i, "value"), depth);
-          if (ks === OMIT || (vs === OMIT && this.omitEntries)) continue;
-          out.push(ks, vs === OMIT ? null : vs);
+          // Lenient mode leaves an entry out whole when its key is left out (or, with omitEntries, its
+          // value): decided before either side is written, since writing one numbers its objects, and
+          // a later reference to a numbered object needs its node in the text.
+          if (this.lenient && (leftOut(k) || (this.omitEntries && leftOut(v)))) continue;
+          out.push(
+            this.slot(k, value, mapEntrySegment(i, "key"), depth),
+            this.orNull(this.slot(v, value, mapEntrySegment(i, "value"), depth)),
+          );
         }
         return out;
       }
