@@ -48,7 +48,7 @@ import {
   Tag,
   UNDEFINED,
 } from "./format.ts";
-import { Raw, TEXT_AFTER } from "./pieces.ts";
+import { isWide, type JsonWriter, type OneByteState, oneByte, Raw, TEXT_AFTER } from "./pieces.ts";
 import {
   COMPILE_AFTER,
   compileWriter,
@@ -122,7 +122,7 @@ enum Defer {
   Now = 1,
 }
 
-export class Writer {
+export class Writer implements JsonWriter, OneByteState {
   /**
    * Object numbers. A WeakMap, not a Map: only get and set are needed, and V8's WeakMap is an
    * open-addressed table (two words an entry) where a Map keeps buckets, chains and insertion order
@@ -186,6 +186,15 @@ export class Writer {
   readonly pending: object[] = [];
   /** Source compiled for record writers in this call (see compileWriter). */
   compiledSource = 0;
+  /**
+   * Whether `json` keeps texts one byte a character (see pieces.ts `oneByte`): on for text, off for a
+   * tree (compat entry points, pretty printing) and once a text was mostly units above U+00FF.
+   */
+  narrow: boolean;
+  /** `oneByte`'s state (see there). */
+  bytes: Uint8Array | null = null;
+  escapedUnits = 0;
+  escapedIn = 0;
 
   constructor(
     registry: TypeRegistry,
@@ -194,7 +203,10 @@ export class Writer {
     readonly maxDepth: number = MAX_NESTING,
     /** Errors whole (docs §3.3, the default) or as structured clone keeps them. */
     readonly wholeErrors: boolean = true,
+    /** Texts one byte a character (`json`). */
+    oneByteText = false,
   ) {
+    this.narrow = oneByteText;
     this.room = maxDepth;
     this.textAfter = textAfter;
     this.forIn = hooks === null && !inheritsEnumerable();
@@ -344,10 +356,21 @@ export class Writer {
   finished(node: Json, raws: number): Json {
     if (this.raws === raws) {
       this.raws++;
-      return new Raw(JSON.stringify(node));
+      return new Raw(this.json(node));
     }
     this.spine(node as object);
     return node;
+  }
+
+  /** JSON text of a part of the tree, one byte a character where it can be (see pieces.ts `oneByte`). */
+  json(value: Json): string {
+    const text = JSON.stringify(value);
+    if (!this.narrow || !isWide(text)) return text;
+    const narrow = oneByte(text, this);
+    if (narrow !== null) return narrow;
+    // Mostly wide: these texts stay two-byte, and so will the whole text; no use narrowing the rest.
+    this.narrow = false;
+    return text;
   }
 
   spine(container: object): void {
