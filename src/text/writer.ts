@@ -49,15 +49,7 @@ import {
   UNDEFINED,
 } from "./format.ts";
 import { isWide, type JsonWriter, type OneByteState, oneByte, Raw, TEXT_AFTER } from "./pieces.ts";
-import {
-  COMPILE_AFTER,
-  compileWriter,
-  type Family,
-  hasKeys,
-  MAX_SHAPE_KEYS,
-  MAX_SHAPES_PER_KEY,
-  sameKeys,
-} from "./records.ts";
+import { compileWriter, Families, type Family, hasKeys, MAX_SHAPE_KEYS } from "./records.ts";
 
 /** @internal Hooks for the flatted-compatible entry point. */
 export interface WriterHooks {
@@ -139,9 +131,8 @@ export class Writer implements JsonWriter, OneByteState {
   longs: Map<string, number> | null = null;
   nextLong = 0;
   readonly shapeTable: string[][] & Json[] = [];
-  readonly families = new Map<string, Family[]>();
-  lastFamily: Family | null = null;
-  prevFamily: Family | null = null;
+  /** Key-list families met in this call (records.ts). */
+  readonly families = new Families();
   /**
    * Where to guess the family of the next record from: a compiled writer sets these to its family's
    * `kids` and the member's index before writing a new object (a test's `result` is a result record
@@ -440,7 +431,7 @@ export class Writer implements JsonWriter, OneByteState {
       // in the binary writer. (A guessed family's keys passed the same test when it was made.)
       if (keys.length !== 0 && !isDigit(keys[0]!.charCodeAt(0))) {
         if (this.replacer !== null) return this.props(value, {}, depth);
-        const family = keys.length > MAX_SHAPE_KEYS ? null : this.family(keys);
+        const family = keys.length > MAX_SHAPE_KEYS ? null : this.families.find(keys);
         if (family === null) return this.props(value, {}, depth);
         hints[at] = family;
         return this.record(value, family, depth);
@@ -465,7 +456,7 @@ export class Writer implements JsonWriter, OneByteState {
    * shape, not the values), else a JSON object of slots.
    */
   plain(value: object, keys: string[], depth: number): Json {
-    const family = keys.length > MAX_SHAPE_KEYS ? null : this.family(keys);
+    const family = keys.length > MAX_SHAPE_KEYS ? null : this.families.find(keys);
     return family === null ? this.props(value, {}, depth) : this.record(value, family, depth);
   }
 
@@ -526,53 +517,6 @@ export class Writer implements JsonWriter, OneByteState {
       else out[keys[i]!] = s;
     }
     return out;
-  }
-
-  /** The key-list family of these keys, or null when the object should be a JSON object. */
-  family(keys: string[]): Family | null {
-    const last = this.lastFamily;
-    if (last !== null && sameKeys(last.keys, keys)) return last;
-    // Records nest (a test holding its result): keep the last two key lists at hand.
-    const prev = this.prevFamily;
-    if (prev !== null && sameKeys(prev.keys, keys)) {
-      this.prevFamily = last;
-      this.lastFamily = prev;
-      return prev;
-    }
-    this.prevFamily = last;
-    const first = keys[0]!;
-    let list = this.families.get(first);
-    if (list === undefined) {
-      list = [];
-      this.families.set(first, list);
-    } else {
-      for (let i = 0; i < list.length; i++) {
-        const candidate = list[i]!;
-        if (sameKeys(candidate.keys, keys)) {
-          this.lastFamily = candidate;
-          return candidate;
-        }
-      }
-      // Dictionary-like objects (every one with its own keys) would make this scan quadratic.
-      if (list.length >= MAX_SHAPES_PER_KEY) return null;
-    }
-    // `__proto__` as a shape key would need a defineProperty on the reader's fast path: leave it to
-    // JSON objects, where JSON.parse already makes it an own property.
-    for (let i = 0; i < keys.length; i++) if (keys[i] === "__proto__") return null;
-    const family: Family = {
-      keys,
-      masks: [],
-      indices: [],
-      lastMask: -1,
-      lastIndex: 0,
-      uses: 0,
-      compileAt: COMPILE_AFTER,
-      write: null,
-      kids: new Array(keys.length),
-    };
-    list.push(family);
-    this.lastFamily = family;
-    return family;
   }
 
   /** The shape-table index for this key list with these members undefined. */
