@@ -23,17 +23,22 @@ export class Raw {
   constructor(readonly text: string) {}
 }
 
+/** What turns a part of the tree into JSON text (`Writer.json`: JSON.stringify, kept one byte a character). */
+export interface JsonWriter {
+  json(value: Json): string;
+}
+
 /**
  * Writes a container holding Raw pieces as JSON.stringify would, taking the pieces' text as it is. The
  * text is built by concatenation, a rope as JSON.stringify's own result is, flattened when first read.
  */
-export function emitSpine(container: object, spines: Set<object>): string {
+export function emitSpine(container: object, spines: Set<object>, writer: JsonWriter): string {
   let text: string;
   if (isArray(container)) {
     text = "[";
     for (let i = 0; i < container.length; i++) {
       if (i !== 0) text += ",";
-      text += emitMember(container[i], spines);
+      text += emitMember(container[i], spines, writer);
     }
     return `${text}]`;
   }
@@ -42,13 +47,107 @@ export function emitSpine(container: object, spines: Set<object>): string {
   text = "{";
   for (let i = 0; i < keys.length; i++) {
     if (i !== 0) text += ",";
-    text += `${JSON.stringify(keys[i])}:${emitMember(record[keys[i]!], spines)}`;
+    text += `${writer.json(keys[i])}:${emitMember(record[keys[i]!], spines, writer)}`;
   }
   return `${text}}`;
 }
 
-function emitMember(member: Json, spines: Set<object>): string {
+function emitMember(member: Json, spines: Set<object>, writer: JsonWriter): string {
   if (member instanceof Raw) return member.text;
-  if (typeof member === "object" && member !== null && spines.has(member)) return emitSpine(member, spines);
-  return JSON.stringify(member);
+  if (typeof member === "object" && member !== null && spines.has(member)) {
+    return emitSpine(member, spines, writer);
+  }
+  return writer.json(member);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One byte a character. V8 keeps a string one byte a character while every unit fits, and
+// JSON.stringify's result is one-byte while every string it writes is; one unit above U+00FF makes the
+// whole result two bytes a character, and joining it with one-byte pieces makes the flattened text
+// two-byte throughout: every piece widened in the final copy, and the pieces before it copied through
+// the scavenger at twice the size. (The real Vitest blob has "…" in a thousand assertion messages: its
+// 21.5 M-character text became 43 MB.) So a piece's text holding such a unit is rewritten with each of
+// them as its JSON escape `\uXXXX`, which is the same JSON value: outside strings JSON text is ASCII,
+// so every such unit is inside a string, where an escape stands for the unit itself. The text is
+// rewritten after JSON.stringify made it, never the value's strings before, so nothing of the value is
+// read twice and no marker can be confused with the value's own characters.
+
+/** A UTF-16 unit above U+00FF. The test is answered without a scan of a one-byte string. */
+const WIDE = /[^\x00-\xff]/;
+const WIDE_UNITS = /[^\x00-\xff]/g;
+const HEX = "0123456789abcdef";
+/** Units escaped by the current `oneByte` call (a module counter: the replace callback stays closure-free). */
+let escaped = 0;
+
+function escapeUnit(unit: string): string {
+  escaped++;
+  const c = unit.charCodeAt(0);
+  return `\\u${HEX[c >> 12]}${HEX[(c >> 8) & 15]}${HEX[(c >> 4) & 15]}${HEX[c & 15]}`;
+}
+
+/** Whether `text` holds a unit above U+00FF (and so is two bytes a character). */
+export function isWide(text: string): boolean {
+  return WIDE.test(text);
+}
+
+/** What `oneByte` keeps between the texts of one call (on the writer: it dies with it). */
+export interface OneByteState {
+  /** Scratch bytes. */
+  bytes: Uint8Array | null;
+  /** Units escaped so far, and the length of the texts they were in. */
+  escapedUnits: number;
+  escapedIn: number;
+}
+
+/**
+ * JSON text `text`, which holds units above U+00FF, with each of them escaped, as a one-byte string;
+ * or null once such units are more than an eighth of the texts escaped in this call (past the first
+ * few kB, so that one short string decides nothing): escaping would grow them past their two-byte
+ * size, and a text mostly of such units is two bytes a character anyway.
+ */
+export function oneByte(text: string, state: OneByteState): string | null {
+  escaped = 0;
+  const narrow = text.replace(WIDE_UNITS, escapeUnit);
+  state.escapedUnits += escaped;
+  state.escapedIn += text.length;
+  if (state.escapedUnits * 8 > state.escapedIn && state.escapedIn >= 4096) return null;
+  // `replace` builds its result in the subject's width: every unit now fits one byte, but the string
+  // is still two-byte. Copied into bytes and back (Node, Bun), or read back by JSON.parse, which makes
+  // one-byte strings of what fits.
+  const latin1 = latin1Copy();
+  if (latin1 === null) return JSON.parse(JSON.stringify(narrow)) as string;
+  const n = narrow.length;
+  let bytes = state.bytes;
+  if (bytes === null || bytes.length < n) bytes = state.bytes = new Uint8Array(Math.max(4096, n + (n >> 1)));
+  latin1.write.call(bytes, narrow, 0, n);
+  return latin1.slice.call(bytes, 0, n);
+}
+
+interface Latin1Copy {
+  write: (this: Uint8Array, text: string, offset: number, length: number) => number;
+  slice: (this: Uint8Array, start: number, end: number) => string;
+}
+
+let latin1Cache: Latin1Copy | null | undefined;
+
+/** Node's (and Bun's) `Buffer#latin1Write` and `Buffer#latin1Slice`, if they take a plain Uint8Array. */
+function latin1Copy(): Latin1Copy | null {
+  if (latin1Cache !== undefined) return latin1Cache;
+  latin1Cache = null;
+  const proto = (globalThis as { Buffer?: { prototype?: { latin1Write?: unknown; latin1Slice?: unknown } } })
+    .Buffer?.prototype;
+  const write = proto?.latin1Write;
+  const slice = proto?.latin1Slice;
+  if (typeof write === "function" && typeof slice === "function") {
+    const copy = { write, slice } as Latin1Copy;
+    try {
+      const probe = new Uint8Array(3);
+      if (copy.write.call(probe, "a\u00e9z", 0, 3) === 3 && copy.slice.call(probe, 0, 3) === "a\u00e9z") {
+        latin1Cache = copy;
+      }
+    } catch {
+      // A Buffer look-alike that rejects plain Uint8Arrays: JSON.parse does it.
+    }
+  }
+  return latin1Cache;
 }

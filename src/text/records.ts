@@ -30,6 +30,60 @@ export interface Family {
   readonly kids: (Family | undefined)[];
 }
 
+/** The key-list families of one writer call, found by their key list. */
+export class Families {
+  readonly byFirstKey = new Map<string, Family[]>();
+  last: Family | null = null;
+  prev: Family | null = null;
+
+  /** The key-list family of these keys, or null when the object should be a JSON object. */
+  find(keys: string[]): Family | null {
+    const last = this.last;
+    if (last !== null && sameKeys(last.keys, keys)) return last;
+    // Records nest (a test holding its result): keep the last two key lists at hand.
+    const prev = this.prev;
+    if (prev !== null && sameKeys(prev.keys, keys)) {
+      this.prev = last;
+      this.last = prev;
+      return prev;
+    }
+    this.prev = last;
+    const first = keys[0]!;
+    let list = this.byFirstKey.get(first);
+    if (list === undefined) {
+      list = [];
+      this.byFirstKey.set(first, list);
+    } else {
+      for (let i = 0; i < list.length; i++) {
+        const candidate = list[i]!;
+        if (sameKeys(candidate.keys, keys)) {
+          this.last = candidate;
+          return candidate;
+        }
+      }
+      // Dictionary-like objects (every one with its own keys) would make this scan quadratic.
+      if (list.length >= MAX_SHAPES_PER_KEY) return null;
+    }
+    // `__proto__` as a shape key would need a defineProperty on the reader's fast path: leave it to
+    // JSON objects, where JSON.parse already makes it an own property.
+    for (let i = 0; i < keys.length; i++) if (keys[i] === "__proto__") return null;
+    const family: Family = {
+      keys,
+      masks: [],
+      indices: [],
+      lastMask: -1,
+      lastIndex: 0,
+      uses: 0,
+      compileAt: COMPILE_AFTER,
+      write: null,
+      kids: new Array(keys.length),
+    };
+    list.push(family);
+    this.last = family;
+    return family;
+  }
+}
+
 /**
  * Whether `value` has exactly `keys` as its own enumerable keys, in order, given that it inherits
  * from Object.prototype and nothing there is enumerable. for-in walks the hidden class's key cache

@@ -93,7 +93,10 @@ export function toTree(
 
 /**
  * @internal The text of `value`: `JSON.stringify(toTree(value))`, but with subtrees of `textAfter`
- * objects turned into text as they are completed.
+ * objects turned into text as they are completed, and (`oneByteText`) in a text made of such pieces,
+ * units above U+00FF written as JSON escapes where that keeps it one byte a character: the same JSON
+ * value. (A text of one piece is one JSON.stringify call: nothing is widened when it is joined, so it
+ * is left as JSON.stringify writes it.)
  */
 export function toText(
   value: unknown,
@@ -101,13 +104,14 @@ export function toText(
   textAfter: number = TEXT_AFTER,
   maxDepth: number = MAX_NESTING,
   wholeErrors = true,
+  oneByteText = true,
 ): string {
   anchorWriter();
-  const writer = new Writer(registry, null, textAfter, maxDepth, wholeErrors);
+  const writer = new Writer(registry, null, textAfter, maxDepth, wholeErrors, oneByteText);
   try {
     const top = writer.run(value);
     if (writer.raws === 0) return JSON.stringify(top);
-    return emitSpine(top, writer.spines ?? new Set());
+    return emitSpine(top, writer.spines ?? new Set(), writer);
   } catch (error) {
     throw located(error, value, maxDepth);
   }

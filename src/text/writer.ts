@@ -48,16 +48,8 @@ import {
   Tag,
   UNDEFINED,
 } from "./format.ts";
-import { Raw, TEXT_AFTER } from "./pieces.ts";
-import {
-  COMPILE_AFTER,
-  compileWriter,
-  type Family,
-  hasKeys,
-  MAX_SHAPE_KEYS,
-  MAX_SHAPES_PER_KEY,
-  sameKeys,
-} from "./records.ts";
+import { isWide, type JsonWriter, type OneByteState, oneByte, Raw, TEXT_AFTER } from "./pieces.ts";
+import { compileWriter, Families, type Family, hasKeys, MAX_SHAPE_KEYS } from "./records.ts";
 
 /** @internal Hooks for the flatted-compatible entry point. */
 export interface WriterHooks {
@@ -78,6 +70,11 @@ type Json = unknown;
 function inheritsEnumerable(): boolean {
   for (const _ in {}) return true;
   return false;
+}
+
+/** What `slot` leaves out in lenient mode (as JSON does): functions and symbols. */
+function leftOut(value: unknown): boolean {
+  return typeof value === "function" || typeof value === "symbol";
 }
 
 /** Slots of the writer's cache of reference strings (a power of two). */
@@ -117,7 +114,7 @@ enum Defer {
   Now = 1,
 }
 
-export class Writer {
+export class Writer implements JsonWriter, OneByteState {
   /**
    * Object numbers. A WeakMap, not a Map: only get and set are needed, and V8's WeakMap is an
    * open-addressed table (two words an entry) where a Map keeps buckets, chains and insertion order
@@ -134,9 +131,8 @@ export class Writer {
   longs: Map<string, number> | null = null;
   nextLong = 0;
   readonly shapeTable: string[][] & Json[] = [];
-  readonly families = new Map<string, Family[]>();
-  lastFamily: Family | null = null;
-  prevFamily: Family | null = null;
+  /** Key-list families met in this call (records.ts). */
+  readonly families = new Families();
   /**
    * Where to guess the family of the next record from: a compiled writer sets these to its family's
    * `kids` and the member's index before writing a new object (a test's `result` is a result record
@@ -181,6 +177,15 @@ export class Writer {
   readonly pending: object[] = [];
   /** Source compiled for record writers in this call (see compileWriter). */
   compiledSource = 0;
+  /**
+   * Whether `json` keeps texts one byte a character (see pieces.ts `oneByte`): on for text, off for a
+   * tree (compat entry points, pretty printing) and once a text was mostly units above U+00FF.
+   */
+  narrow: boolean;
+  /** `oneByte`'s state (see there). */
+  bytes: Uint8Array | null = null;
+  escapedUnits = 0;
+  escapedIn = 0;
 
   constructor(
     registry: TypeRegistry,
@@ -189,7 +194,10 @@ export class Writer {
     readonly maxDepth: number = MAX_NESTING,
     /** Errors whole (docs §3.3, the default) or as structured clone keeps them. */
     readonly wholeErrors: boolean = true,
+    /** Texts one byte a character (`json`). */
+    oneByteText = false,
   ) {
+    this.narrow = oneByteText;
     this.room = maxDepth;
     this.textAfter = textAfter;
     this.forIn = hooks === null && !inheritsEnumerable();
@@ -339,10 +347,21 @@ export class Writer {
   finished(node: Json, raws: number): Json {
     if (this.raws === raws) {
       this.raws++;
-      return new Raw(JSON.stringify(node));
+      return new Raw(this.json(node));
     }
     this.spine(node as object);
     return node;
+  }
+
+  /** JSON text of a part of the tree, one byte a character where it can be (see pieces.ts `oneByte`). */
+  json(value: Json): string {
+    const text = JSON.stringify(value);
+    if (!this.narrow || !isWide(text)) return text;
+    const narrow = oneByte(text, this);
+    if (narrow !== null) return narrow;
+    // Mostly wide: these texts stay two-byte, and so will the whole text; no use narrowing the rest.
+    this.narrow = false;
+    return text;
   }
 
   spine(container: object): void {
@@ -412,7 +431,7 @@ export class Writer {
       // in the binary writer. (A guessed family's keys passed the same test when it was made.)
       if (keys.length !== 0 && !isDigit(keys[0]!.charCodeAt(0))) {
         if (this.replacer !== null) return this.props(value, {}, depth);
-        const family = keys.length > MAX_SHAPE_KEYS ? null : this.family(keys);
+        const family = keys.length > MAX_SHAPE_KEYS ? null : this.families.find(keys);
         if (family === null) return this.props(value, {}, depth);
         hints[at] = family;
         return this.record(value, family, depth);
@@ -437,7 +456,7 @@ export class Writer {
    * shape, not the values), else a JSON object of slots.
    */
   plain(value: object, keys: string[], depth: number): Json {
-    const family = keys.length > MAX_SHAPE_KEYS ? null : this.family(keys);
+    const family = keys.length > MAX_SHAPE_KEYS ? null : this.families.find(keys);
     return family === null ? this.props(value, {}, depth) : this.record(value, family, depth);
   }
 
@@ -498,53 +517,6 @@ export class Writer {
       else out[keys[i]!] = s;
     }
     return out;
-  }
-
-  /** The key-list family of these keys, or null when the object should be a JSON object. */
-  family(keys: string[]): Family | null {
-    const last = this.lastFamily;
-    if (last !== null && sameKeys(last.keys, keys)) return last;
-    // Records nest (a test holding its result): keep the last two key lists at hand.
-    const prev = this.prevFamily;
-    if (prev !== null && sameKeys(prev.keys, keys)) {
-      this.prevFamily = last;
-      this.lastFamily = prev;
-      return prev;
-    }
-    this.prevFamily = last;
-    const first = keys[0]!;
-    let list = this.families.get(first);
-    if (list === undefined) {
-      list = [];
-      this.families.set(first, list);
-    } else {
-      for (let i = 0; i < list.length; i++) {
-        const candidate = list[i]!;
-        if (sameKeys(candidate.keys, keys)) {
-          this.lastFamily = candidate;
-          return candidate;
-        }
-      }
-      // Dictionary-like objects (every one with its own keys) would make this scan quadratic.
-      if (list.length >= MAX_SHAPES_PER_KEY) return null;
-    }
-    // `__proto__` as a shape key would need a defineProperty on the reader's fast path: leave it to
-    // JSON objects, where JSON.parse already makes it an own property.
-    for (let i = 0; i < keys.length; i++) if (keys[i] === "__proto__") return null;
-    const family: Family = {
-      keys,
-      masks: [],
-      indices: [],
-      lastMask: -1,
-      lastIndex: 0,
-      uses: 0,
-      compileAt: COMPILE_AFTER,
-      write: null,
-      kids: new Array(keys.length),
-    };
-    list.push(family);
-    this.lastFamily = family;
-    return family;
   }
 
   /** The shape-table index for this key list with these members undefined. */
@@ -691,10 +663,14 @@ export class Writer {
         const out: Json[] = [Tag.Map];
         for (let i = 0; i < entries.length; i++) {
           const [k, v] = entries[i]!;
-          const ks = this.slot(k, value, mapEntrySegment(i, "key"), depth);
-          const vs = this.slot(v, value, mapEntrySegment(i, "value"), depth);
-          if (ks === OMIT || (vs === OMIT && this.omitEntries)) continue;
-          out.push(ks, vs === OMIT ? null : vs);
+          // Lenient mode leaves an entry out whole when its key is left out (or, with omitEntries, its
+          // value): decided before either side is written, since writing one numbers its objects, and
+          // a later reference to a numbered object needs its node in the text.
+          if (this.lenient && (leftOut(k) || (this.omitEntries && leftOut(v)))) continue;
+          out.push(
+            this.slot(k, value, mapEntrySegment(i, "key"), depth),
+            this.orNull(this.slot(v, value, mapEntrySegment(i, "value"), depth)),
+          );
         }
         return out;
       }

@@ -186,6 +186,39 @@ describe("compat/ungap: @ungap's expectations", () => {
     const theirs = ungapDeserialize(ungapSerialize(value));
     expect(theirs.view.byteOffset).toBe(0); // @ungap copies a view's elements into a new buffer
   });
+
+  it("lossy: a Map entry left out for a function or symbol does not take the other side's object with it", () => {
+    // Writing the key numbers its object; the entry was dropped after that, and the later reference to
+    // the object had no node ("A deferral point has no entry left").
+    const k = { a: 1 };
+    const v = { b: 2 };
+    const fn = () => 1;
+    const value = {
+      byValue: new Map<unknown, unknown>([
+        [k, fn],
+        ["s", Symbol("s")],
+        ["kept", 3],
+      ]),
+      byKey: new Map<unknown, unknown>([[fn, v]]),
+      k,
+      v,
+    };
+    for (const back of [
+      deserialize(serialize(value, { lossy: true })),
+      deserialize(serialize(value, { json: true })),
+      parse(stringify(value)),
+      structuredClone(value, { lossy: true }),
+    ]) {
+      expect([...back.byValue]).toEqual([["kept", 3]]);
+      expect(back.byKey.size).toBe(0);
+      expect(back.k).toEqual({ a: 1 });
+      expect(back.v).toEqual({ b: 2 });
+    }
+    // As @ungap leaves such entries out.
+    const theirs = ungapDeserialize(ungapSerialize(value, { lossy: true }));
+    expect([...theirs.byValue]).toEqual([["kept", 3]]);
+    expect(theirs.byKey.size).toBe(0);
+  });
 });
 
 describe("compat/ungap: hostile record arrays", () => {

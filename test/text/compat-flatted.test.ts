@@ -38,6 +38,17 @@ describe("compat/flatted", () => {
     expect(back).toEqual({ list: [null, 2] });
   });
 
+  it("a Map entry whose key is a function is left out without losing its value's object", () => {
+    const k = { a: 1 };
+    const fn = () => 1;
+    const value = { byKey: new Map<unknown, unknown>([[fn, k]]), byValue: new Map([[k, fn]]), k };
+    const back = compat.parse(compat.stringify(value)) as typeof value;
+    expect(back.byKey.size).toBe(0);
+    // A value left out is null, as in an array; its key is kept and is the same object as `k`.
+    expect([...back.byValue]).toEqual([[{ a: 1 }, null]]);
+    expect([...back.byValue.keys()][0]).toBe(back.k);
+  });
+
   it("replacer function: called with the holder, for the root with key ''", () => {
     const calls: string[] = [];
     const text = compat.stringify({ a: 1, b: { c: 2 }, secret: "x" }, function (this: unknown, key, value) {

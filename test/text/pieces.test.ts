@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defineType, EMPTY_REGISTRY, TypeRegistry } from "../../src/core/registry.ts";
-import { DEFER_DEPTH } from "../../src/text/format.ts";
+import { DEFER_DEPTH, MAX_NESTING } from "../../src/text/format.ts";
 import { parse, stringify } from "../../src/text/index.ts";
 import { TEXT_AFTER, toText, toTree } from "../../src/text/stringify.ts";
 import { fixtures } from "../fixtures/values.ts";
@@ -17,10 +17,19 @@ import { graphs } from "../helpers/graphs.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS) || 200;
 
+/** `toText` as it joins pieces, without escaping units above U+00FF. */
+function piecewise(value: unknown, registry: TypeRegistry, threshold: number): string {
+  return toText(value, registry, threshold, MAX_NESTING, true, false);
+}
+
 function expectSameText(value: unknown, registry: TypeRegistry = EMPTY_REGISTRY): void {
   const whole = JSON.stringify(toTree(value, registry, null));
   for (const threshold of [1, 2, 3, 5, TEXT_AFTER]) {
-    expect(toText(value, registry, threshold), `threshold ${threshold}`).toBe(whole);
+    expect(piecewise(value, registry, threshold), `threshold ${threshold}`).toBe(whole);
+    // One byte a character: the same JSON value.
+    expect(JSON.parse(toText(value, registry, threshold)), `threshold ${threshold}, one byte`).toEqual(
+      JSON.parse(whole),
+    );
   }
 }
 
@@ -54,7 +63,10 @@ describe("text pieces: same text as one JSON.stringify of the tree", () => {
         continue; // refused values are tested elsewhere
       }
       for (const threshold of [1, 2, 4]) {
-        expect(toText(value, EMPTY_REGISTRY, threshold), `${f.name} at ${threshold}`).toBe(whole);
+        expect(piecewise(value, EMPTY_REGISTRY, threshold), `${f.name} at ${threshold}`).toBe(whole);
+        expect(JSON.parse(toText(value, EMPTY_REGISTRY, threshold)), `${f.name} at ${threshold}`).toEqual(
+          JSON.parse(whole),
+        );
       }
     }
   });
@@ -155,5 +167,111 @@ describe("text pieces: same text as one JSON.stringify of the tree", () => {
       fc.property(graph, (value) => expectSameText(value)),
       { numRuns: RUNS },
     );
+  });
+});
+
+const WIDE = /[^\x00-\xff]/;
+
+/** Whether `text` holds a UTF-16 unit above U+00FF (and so is two bytes a character in V8). */
+function wide(text: string): boolean {
+  return WIDE.test(text);
+}
+
+describe("text: units above U+00FF escaped in a text of pieces (one byte a character)", () => {
+  const long = (s: string) => `${s} ${"x".repeat(70)}`;
+
+  it("escapes them wherever they are, and the value reads back", () => {
+    const error = new Error(long("expected { id: 1, …(3) } to deeply equal { id: 2, …(3) } \u{1F600}"));
+    const value = {
+      tests: bulk(30, "t"),
+      message: long("… ünïcödé ✓"),
+      tilde: long("~… starts with the sigil"),
+      again: "",
+      short: "short … ✓",
+      "kéy ✓": "a key above U+00FF",
+      del: "a \u007f of its own, and … beside it",
+      lone: "\ud800 a lone surrogate",
+      more: bulk(30, "✓"),
+      error,
+    };
+    value.again = value.message;
+    for (const threshold of [1, 3, TEXT_AFTER]) {
+      const text = toText(value, EMPTY_REGISTRY, threshold);
+      expect(JSON.parse(text)).toEqual(JSON.parse(piecewise(value, EMPTY_REGISTRY, threshold)));
+      if (threshold !== TEXT_AFTER) {
+        // (At TEXT_AFTER this value is one piece: see the next test.)
+        expect(wide(text), `threshold ${threshold}`).toBe(false);
+        expect(text).toContain("\\u2026");
+        expect(text).toContain("\\ud83d\\ude00");
+        // A U+007F is one byte: written as it is.
+        expect(text).toContain("a \u007f of its own, and \\u2026 beside it");
+      }
+      const back = parse(text) as typeof value;
+      expectSameStructure(back, value, { compareStacks: true });
+    }
+  });
+
+  it("a text of one piece is JSON.stringify's (golden vectors keep their characters)", () => {
+    const value = { s: "hi … ✓", list: [1, 2, 3] };
+    expect(stringify(value)).toBe(JSON.stringify(toTree(value, EMPTY_REGISTRY, null)));
+    expect(stringify(value)).toContain("hi … ✓");
+  });
+
+  it("a text mostly of units above U+00FF is left as it is", () => {
+    const cjk = "漢字かな交じり文".repeat(10);
+    const value = { cjk, tests: bulk(300, "テスト") };
+    const text = stringify(value);
+    expect(text).toContain(cjk);
+    expect(parse(text)).toEqual(value);
+  });
+
+  it("getters, custom encoders and replacers run exactly once, whatever the value's own characters", () => {
+    // The value holds units above U+00FF and U+007F (the marker an earlier attempt used, which made it
+    // write the whole value a second time when the value held one too) in long and short strings and
+    // keys, with getters and a custom type spread over several pieces.
+    let getters = 0;
+    let encodes = 0;
+    const counted = () => {
+      const o = { plain: 1 };
+      Object.defineProperty(o, "got", {
+        enumerable: true,
+        get() {
+          getters++;
+          return long("got … \u007f");
+        },
+      });
+      return o;
+    };
+    const value = {
+      a: long("… first"),
+      b: [counted(), bulk(20, "\u007f"), counted()],
+      "k\u007fey": "\u007f",
+      box: new Box(long("boxed \u007f …")),
+      c: [bulk(20, "…"), counted(), long("\u007f … last")],
+    };
+    const boxes = new TypeRegistry([
+      defineType({
+        name: "Box",
+        class: Box,
+        encode: (b: Box) => {
+          encodes++;
+          return b.content;
+        },
+        decode: (content: unknown) => new Box(content),
+      }),
+    ]);
+    for (const threshold of [1, 2, TEXT_AFTER]) {
+      getters = 0;
+      encodes = 0;
+      const text = toText(value, boxes, threshold);
+      expect(getters, `threshold ${threshold}`).toBe(3);
+      expect(encodes, `threshold ${threshold}`).toBe(1);
+      expect(wide(text)).toBe(threshold === TEXT_AFTER);
+      const back = parse(text, { registry: boxes }) as typeof value;
+      expect(back["k\u007fey"]).toBe("\u007f");
+      expect((back.b[0] as { got: string }).got).toBe(long("got … \u007f"));
+      expect(back.box.content).toBe(long("boxed \u007f …"));
+      expect(back.c[2]).toBe(long("\u007f … last"));
+    }
   });
 });

@@ -122,11 +122,11 @@ function devalueError(refusal: Refusal, root: unknown): DevalueError {
  */
 export function stringify(value: unknown, reducers?: Reducers): string {
   anchorWriter();
-  const writer = new Writer(registryOfReducers(reducers), null, TEXT_AFTER, MAX_NESTING);
+  const writer = new Writer(registryOfReducers(reducers), null, TEXT_AFTER, MAX_NESTING, true, true);
   let text: string;
   try {
     const top = writer.run(value);
-    text = writer.raws === 0 ? JSON.stringify(top) : emitSpine(top, writer.spines ?? new Set());
+    text = writer.raws === 0 ? JSON.stringify(top) : emitSpine(top, writer.spines ?? new Set(), writer);
   } catch (error) {
     if (error instanceof Refusal) throw devalueError(error, value);
     const out = located(error, value, MAX_NESTING);
