@@ -20,7 +20,7 @@
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { type HostSlices, hostSlices } from "../core/host.ts";
 import type { TypeRegistry } from "../core/registry.ts";
-import { shortAscii } from "./read-ascii.ts";
+import { INTERN_MAX, intern, internedAt, internSlot, sawOnce, shortAscii } from "./read-ascii.ts";
 import { abByteLength } from "./read-buffers.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
@@ -536,6 +536,7 @@ function readUtf8(n: number): string {
   if (n > end - pos) truncated();
   const start = pos;
   pos += n;
+  if (n <= INTERN_MAX) return readShort(start, n);
   if (n <= SHORT_ASCII) {
     // Short ASCII strings (keys, ids, names): one fromCharCode call with explicit arguments beats a call
     // into the runtime's UTF-8 decoder and allocates only the result.
@@ -546,6 +547,33 @@ function readUtf8(n: number): string {
     return decodeUtf8(start, start + n);
   }
   return readLonger(start, n);
+}
+
+/**
+ * A string of up to INTERN_MAX bytes: packed into three words as they are checked for ASCII (the key
+ * of the shared-string table, read-ascii.ts). A string the table keeps is made by fromCharCode, always
+ * flat (a slice of the block is a copy on V8 under 13 characters, but may point into the block
+ * elsewhere: the table must not keep blocks alive).
+ */
+function readShort(start: number, n: number): string {
+  const b = src;
+  const e = start + n;
+  let i = start;
+  let w0 = 0;
+  let w1 = 0;
+  let w2 = 0;
+  for (let shift = 0; i < e && shift < 32; shift += 8) w0 |= b[i++]! << shift;
+  for (let shift = 0; i < e && shift < 32; shift += 8) w1 |= b[i++]! << shift;
+  for (let shift = 0; i < e; shift += 8) w2 |= b[i++]! << shift;
+  if (((w0 | w1 | w2) & 0x80808080) !== 0) return decodeUtf8(start, e);
+  const slot = internSlot(n, w0, w1, w2);
+  const shared = internedAt(slot, n, w0, w1, w2);
+  if (shared === null) {
+    sawOnce(slot, n, w0, w1, w2);
+    return sliceShort ? fromBlock(start, n) : shortAscii(b, start, n);
+  }
+  // Seen before: "" until its second sighting shares it (the empty string itself is always shared).
+  return shared.length === n ? shared : intern(slot, shortAscii(b, start, n));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defineType, deserialize, serialize, TypeRegistry } from "../../src/binary/index.ts";
+import { INTERN_MAX, internSlot } from "../../src/binary/read-ascii.ts";
 import { DecodeError } from "../../src/core/errors.ts";
 
 // The decoder reads strings longer than 16 bytes through a shared Latin-1 block where the host has
@@ -129,6 +130,93 @@ describe("binary: longer strings", () => {
     expect(out[1]).toBe(value[1]);
     expect(out[3]).toBe(value[3]);
     expect(out[4]).toBe(value[4]);
+  });
+});
+
+/** The shared-string table's slot for an ASCII string (its bytes packed as decode.ts `readShort` does). */
+function slotOf(s: string): number {
+  const w = [0, 0, 0];
+  for (let i = 0; i < s.length; i++) w[i >> 2]! |= s.charCodeAt(i) << ((i & 3) * 8);
+  return internSlot(s.length, w[0]!, w[1]!, w[2]!);
+}
+
+describe("binary: shared short strings", () => {
+  // ASCII strings of up to 12 bytes go through a direct-mapped table of recently decoded strings
+  // (read-ascii.ts `internedAt`): many more strings than slots force collisions of every kind.
+  it("reads 20,000 distinct short strings, then again in another order and mixed with their neighbours", () => {
+    const next = prng(12);
+    const strings: string[] = [];
+    const seen = new Set<string>();
+    while (strings.length < 20_000) {
+      const n = 1 + Math.floor(next() * 12);
+      let s = "";
+      for (let i = 0; i < n; i++) s += String.fromCharCode(0x20 + Math.floor(next() * 95));
+      if (!seen.has(s)) {
+        seen.add(s);
+        strings.push(s);
+      }
+    }
+    expect(deserialize(serialize(strings))).toEqual(strings);
+    const shuffled = [...strings].reverse();
+    expect(deserialize(serialize(shuffled))).toEqual(shuffled);
+    // Same length, one byte apart (the same slot is likely for none, the compare must see the byte).
+    const near = strings.flatMap((s) => [
+      s,
+      s.slice(0, -1) + String.fromCharCode(s.charCodeAt(s.length - 1) ^ 1),
+    ]);
+    expect(deserialize(serialize(near))).toEqual(near);
+  });
+
+  it("tells apart strings of one length that share a slot of the table", () => {
+    // For each length, two strings that differ only in their last two bytes and land in one slot
+    // (95 * 95 endings for 4,096 slots: there is always such a pair), read in turns so that each finds
+    // the other in the slot, both before and after either is shared (from its second sighting).
+    for (let n = 2; n <= INTERN_MAX; n++) {
+      const prefix = ascii(n - 2, n);
+      const bySlot = new Map<number, string>();
+      let pair: [string, string] | null = null;
+      for (let c1 = 0x20; c1 < 0x7f && pair === null; c1++) {
+        for (let c2 = 0x20; c2 < 0x7f && pair === null; c2++) {
+          const s = prefix + String.fromCharCode(c1, c2);
+          const slot = slotOf(s);
+          const other = bySlot.get(slot);
+          if (other !== undefined) pair = [other, s];
+          else bySlot.set(slot, s);
+        }
+      }
+      expect(pair).not.toBeNull();
+      const [a, b] = pair!;
+      const value = [a, b, a, a, b, b, a, b, "", a, "", b];
+      for (let i = 0; i < 3; i++) expect(deserialize(serialize(value))).toEqual(value);
+    }
+  });
+
+  it("tells apart strings whose bytes differ only by trailing NULs, in one slot", () => {
+    // "x" and "x\0" pack into the same words: only their lengths tell them apart.
+    let found: string | null = null;
+    for (let i = 0; found === null && i < 1_000_000; i++) {
+      const s = `k${i.toString(36)}`;
+      if (s.length < INTERN_MAX && slotOf(s) === slotOf(`${s}\u0000`)) found = s;
+    }
+    expect(found).not.toBeNull();
+    const value = [found!, `${found!}\u0000`, found!, found!, `${found!}\u0000`, `${found!}\u0000`, found!];
+    for (let i = 0; i < 3; i++) expect(deserialize(serialize(value))).toEqual(value);
+  });
+
+  it("tells a shared string from bytes that differ only past it, or by a non-ASCII byte", () => {
+    for (const base of ["status", "ok", "abcdefghijkl"]) {
+      const value = [base, base, `${base}x`, base.slice(0, -1), `${base.slice(0, -1)}é`, base, ""];
+      for (let i = 0; i < 3; i++) expect(deserialize(serialize(value))).toEqual(value);
+    }
+  });
+
+  it("reads the same short strings through records and keys of plain objects across messages", () => {
+    const value = Array.from({ length: 300 }, (_, i) => ({
+      id: i,
+      name: `item-${i % 50}`,
+      [`k${i % 7}`]: "v",
+    }));
+    for (let i = 0; i < 3; i++) expect(deserialize(serialize(value))).toEqual(value);
   });
 });
 
