@@ -4,6 +4,15 @@
 //   npm run build && node --expose-gc bench/clone.mjs     (or: npm run bench -- clone)
 //   bun bench/clone.mjs                                   (or: npm run bench:bun -- clone)
 //   BENCH_FILTER=objects BENCH_QUICK=1 node bench/clone.mjs
+//   BENCH_FRESH=0 node --expose-gc bench/clone.mjs      (all cases in this one process, in order)
+//
+// Each case runs in a fresh process of its own (the same runtime and flags, this script with
+// BENCH_CLONE_CASE set), and this process only gathers the results, evaluates the targets and prints
+// the floors. structura's shape cache and compiled copiers are process-wide and bounded (a budget of
+// compiled keys, see src/clone/shapes.ts), so in one process the cases run first decided what the later
+// ones got: twitter.json's 25 key lists used up much of the budget that [100 objects] or 256 rotating
+// types then found spent (or not), and the peers' inline caches were as warm as the order made them.
+// In a fresh process each case starts from the state a program cloning only that data would have.
 //
 // Besides the reference cases it runs real-world data (bench/data/real-world.mjs): twitter.json and
 // amazon_cellphones.ndjson (found through $STRUCTURA_BENCH_DATA or ../shared/data/, skipped with a
@@ -15,6 +24,11 @@
 // to the input (same prototypes, Map/Set entries, bytes, cycles) and share no object with it.
 // Implementations that throw or fail that check are shown as "n/a" with the reason.
 
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { deserialize as ungapDeserialize, serialize as ungapSerialize } from "@ungap/structured-clone";
 import { klona } from "klona/full";
@@ -22,7 +36,16 @@ import cloneDeep from "lodash.clonedeep";
 import rfdc from "rfdc";
 import { realWorldCases } from "./data/real-world.mjs";
 import { cases as referenceCases } from "./data/reference.mjs";
-import { createSuite, formatRatio, formatTime, isBun, loadBuilt, runtime } from "./lib/harness.mjs";
+import {
+  createSuite,
+  formatRatio,
+  formatTime,
+  isBun,
+  loadBuilt,
+  matchesFilter,
+  runtime,
+  settings,
+} from "./lib/harness.mjs";
 
 const cases = [...realWorldCases(), ...referenceCases];
 
@@ -263,7 +286,41 @@ const suite = createSuite("clone", {
   title: "clone benchmark (structura clone vs structuredClone & co.)",
   means: true,
 });
-suite.header();
+
+/** Set in a child: the one case to measure, and the file its recorded result goes to. */
+const ONE_CASE = process.env.BENCH_CLONE_CASE;
+const RESULT_FILE = process.env.BENCH_CLONE_RESULT;
+const fresh = ONE_CASE === undefined && process.env.BENCH_FRESH !== "0" && !settings.mitata;
+
+if (ONE_CASE === undefined) {
+  suite.header();
+  console.log(
+    fresh
+      ? "each case in a fresh process of its own (BENCH_FRESH=0: all in this process, in order)\n"
+      : "all cases in this process, in order: earlier cases decide what the shape cache leaves later ones\n",
+  );
+}
+
+/** Measures one case in a child process and records its result here. */
+function runFresh(c) {
+  const dir = mkdtempSync(path.join(tmpdir(), "structura-clone-bench-"));
+  const file = path.join(dir, "case.json");
+  try {
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_CLONE_CASE: c.name, BENCH_CLONE_RESULT: file, BENCH_JSON: "" },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    if (child.status !== 0) {
+      console.log(
+        `${c.name}: the child process failed (status ${child.status}, ${child.signal ?? "no signal"})\n`,
+      );
+      return;
+    }
+    suite.adopt(JSON.parse(readFileSync(file, "utf8")));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Whether a value holds only plain records, arrays and primitives (the floors handle nothing else). */
 function plainGraph(root) {
@@ -275,10 +332,21 @@ function plainGraph(root) {
 }
 
 for (const c of cases) {
+  if (ONE_CASE !== undefined && c.name !== ONE_CASE) continue;
+  if (fresh) {
+    if (matchesFilter(c.name)) runFresh(c);
+    continue;
+  }
   c.plain = plainGraph(c.value);
   const check = cloneCheck(c.value);
-  await suite.case(c.name, implementations(c), { check: (out) => out === WORK_DONE || check(out) });
+  const recorded = await suite.case(c.name, implementations(c), {
+    check: (out) => out === WORK_DONE || check(out),
+  });
+  if (ONE_CASE !== undefined && RESULT_FILE !== undefined && recorded !== null) {
+    writeFileSync(RESULT_FILE, JSON.stringify(recorded));
+  }
 }
+if (ONE_CASE !== undefined) process.exit(0);
 
 // ---------------------------------------------------------------------------------------------------
 // targets

@@ -664,7 +664,17 @@ export function createSuite(capability, options = {}) {
     return evaluated;
   }
 
-  return { header, case: runCase, median, mean, target, finish, baseline, cases };
+  /**
+   * Records a case measured elsewhere (a child process: see bench/clone.mjs) as if runCase had measured
+   * it here; its table was printed where it was measured. `recorded` is what runCase returned there.
+   */
+  function adopt(recorded) {
+    for (const r of recorded.results) if (!labels.has(r.name)) labels.set(r.name, r.label ?? r.name);
+    cases.push(recorded);
+    return recorded;
+  }
+
+  return { header, case: runCase, adopt, median, mean, target, finish, baseline, cases };
 }
 
 /**

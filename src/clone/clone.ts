@@ -36,6 +36,7 @@ import { COMPILE_AFTER, compileFor, type Shape, sameKeys, shapeFor, starve, WAIT
 import {
   anchorCloneState,
   annotate,
+  append,
   CloneState,
   emptyRing,
   RECENT_SHAPES,
@@ -43,7 +44,7 @@ import {
   refuse,
 } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
-import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
+import { completeTransfer, listed, prepareTransfer, transferIndex } from "./transfer.ts";
 
 export interface CloneOptions {
   /**
@@ -73,6 +74,12 @@ const ArrayProto = Array.prototype;
 const isArray = Array.isArray;
 const getPrototypeOf = Object.getPrototypeOf;
 const keysOf = Object.keys;
+// Methods of the result's own classes, called as captured: a script replacing Map.prototype.set (or
+// Set.prototype.add, %TypedArray%.prototype.set) would otherwise see, or change, what the clone holds.
+const mapSet = Map.prototype.set;
+const setAdd = Set.prototype.add;
+const typedArraySet = (getPrototypeOf(Uint8Array.prototype) as { set: (source: ArrayLike<number>) => void })
+  .set;
 
 export function clone<T>(value: T, options?: CloneOptions): T {
   // WebIDL: `value` is a required argument. Only counted when it is undefined, so the hot path never
@@ -108,12 +115,19 @@ export function clone<T>(value: T, options?: CloneOptions): T {
     result = cloneValue(value, state);
   } catch (error) {
     if (error instanceof Refusal) {
-      throw new DataCloneError(error.message, formatPath(error.segments.reverse()));
+      throw new DataCloneError(error.message, formatPath(reversed(error.segments)));
     }
     throw error;
   }
   if (plan !== null) completeTransfer(plan);
   return result as T;
+}
+
+/** The segments root first (they were added innermost first); no `reverse`, which a script may replace. */
+function reversed<T>(list: readonly T[]): T[] {
+  const out: T[] = [];
+  for (let i = list.length - 1; i >= 0; i--) append(out, list[i]!);
+  return out;
 }
 
 /** Clones any value; objects go through the memory map. */
@@ -298,7 +312,15 @@ export function clonePlain(
 }
 
 export function defineData(target: object, key: string, value: unknown): void {
-  defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  // No prototype on the descriptor: a `get` or `set` put on Object.prototype would otherwise make it an
+  // accessor descriptor (a TypeError beside `value`).
+  defineProperty(target, key, {
+    __proto__: null,
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  } as PropertyDescriptor);
 }
 
 /**
@@ -515,7 +537,8 @@ function cloneMap(source: Map<unknown, unknown>, state: CloneState): Map<unknown
     }
     try {
       const v = entry[1];
-      out.set(key, typeof v === "object" && v !== null ? cloneObject(v, state) : cloneValue(v, state));
+      const copy = typeof v === "object" && v !== null ? cloneObject(v, state) : cloneValue(v, state);
+      mapSet.call(out, key, copy);
     } catch (error) {
       throw annotate(error, mapEntrySegment(i, "value"));
     }
@@ -530,7 +553,7 @@ function cloneSet(source: Set<unknown>, state: CloneState): Set<unknown> {
   for (let i = 0; i < values.length; i++) {
     try {
       const v = values[i];
-      out.add(typeof v === "object" && v !== null ? cloneObject(v, state) : cloneValue(v, state));
+      setAdd.call(out, typeof v === "object" && v !== null ? cloneObject(v, state) : cloneValue(v, state));
     } catch (error) {
       throw annotate(error, setMemberSegment(i));
     }
@@ -551,7 +574,7 @@ function cloneArrayBuffer(source: ArrayBuffer, state: CloneState): ArrayBuffer {
   if (max === undefined) out = copyBufferBytes(source);
   else {
     out = new ArrayBufferCtor(length, { maxByteLength: max });
-    new Uint8ArrayCtor(out).set(new Uint8ArrayCtor(source, 0, length));
+    typedArraySet.call(new Uint8ArrayCtor(out), new Uint8ArrayCtor(source, 0, length));
   }
   state.remember(source, out);
   return out;
@@ -637,7 +660,7 @@ function cloneHost(value: object, state: CloneState): object {
   const native = nativeStructuredClone();
   if (native === null) throw refuse(value);
   const plan = state.plan;
-  const transfer = plan?.host.includes(value) ? [value] : undefined;
+  const transfer = plan !== null && listed(plan.host, value) ? [value] : undefined;
   let out: object;
   try {
     out = native(value, transfer === undefined ? undefined : { transfer }) as object;
@@ -646,7 +669,7 @@ function cloneHost(value: object, state: CloneState): object {
     if (error instanceof DataCloneError) throw new Refusal(error.message);
     throw error;
   }
-  if (transfer !== undefined) plan!.hostDone.push(value);
+  if (transfer !== undefined) append(plan!.hostDone, value);
   if (getPrototypeOf(out) === ObjectProto && transfer === undefined) {
     return clonePlain(value, keysOf(value), state, true);
   }

@@ -43,6 +43,11 @@ const MAX_SHAPE_CHARS = 4096;
 // A chain through Shape.next rather than an array: pushing onto an array would run a setter someone put
 // on Array.prototype.
 const byFirstKey = new Map<string, Shape>();
+// Map's methods as captured at load: a script replacing Map.prototype.set would otherwise see every key
+// list cloned, and could hand back shapes of its own.
+const mapGet = Map.prototype.get as (this: Map<string, Shape>, key: string) => Shape | undefined;
+const mapSet = Map.prototype.set as (this: Map<string, Shape>, key: string, value: Shape) => unknown;
+const mapClear = Map.prototype.clear;
 let shapeCount = 0;
 let cachedChars = 0;
 /**
@@ -80,7 +85,7 @@ const MAX_RESTART_AFTER = 1 << 24;
 /** Counts a record copied by the generic loop because a bound was reached; may restart the cache. */
 export function starve(): void {
   if (++starved < restartAfter) return;
-  byFirstKey.clear();
+  mapClear.call(byFirstKey);
   shapeCount = 0;
   cachedChars = 0;
   compiledKeys = 0;
@@ -125,7 +130,7 @@ export function shapeFor(keys: string[]): Shape | null {
   const n = keys.length;
   if (n === 0 || n > MAX_KEYS) return null;
   const first = keys[0]!;
-  const head = byFirstKey.get(first) ?? null;
+  const head = mapGet.call(byFirstKey, first) ?? null;
   let count = 0;
   for (let candidate = head; candidate !== null; candidate = candidate.next) {
     if (sameKeys(candidate.keys, keys)) return candidate;
@@ -152,7 +157,7 @@ export function shapeFor(keys: string[]): Shape | null {
   cachedChars += chars;
   shapeCount++;
   const shape: Shape = { keys, uses: 0, copy: null, next: head };
-  byFirstKey.set(first, shape);
+  mapSet.call(byFirstKey, first, shape);
   return shape;
 }
 

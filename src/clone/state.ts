@@ -45,6 +45,12 @@ export class Refusal {
  */
 const SMALL_MEMO = 32;
 
+// The memory map's methods as captured at load: one replaced on Map.prototype would otherwise see every
+// object cloned, and could answer for the map.
+const MapCtor = Map;
+const mapGet = Map.prototype.get as (this: Map<object, object>, key: object) => object | undefined;
+const mapSet = Map.prototype.set as (this: Map<object, object>, key: object, value: object) => unknown;
+
 /** Slots of the short memory map, pre-filled: see CloneState. */
 type Slots = (object | undefined)[];
 
@@ -114,7 +120,7 @@ export class CloneState {
 
   seen(value: object): object | undefined {
     const map = this.#map;
-    if (map !== null) return map.get(value);
+    if (map !== null) return mapGet.call(map, value);
     const slots = this.#slots;
     if (slots === null) return undefined;
     const end = this.#count << 1;
@@ -125,7 +131,7 @@ export class CloneState {
   remember(value: object, copy: object): void {
     const map = this.#map;
     if (map !== null) {
-      map.set(value, copy);
+      mapSet.call(map, value, copy);
       return;
     }
     const count = this.#count;
@@ -145,9 +151,9 @@ export class CloneState {
       this.#count = count + 1;
       return;
     }
-    const grown = new Map<object, object>();
-    for (let i = 0; i < count << 1; i += 2) grown.set(slots[i]!, slots[i + 1]!);
-    grown.set(value, copy);
+    const grown = new MapCtor<object, object>();
+    for (let i = 0; i < count << 1; i += 2) mapSet.call(grown, slots[i]!, slots[i + 1]!);
+    mapSet.call(grown, value, copy);
     this.#map = grown;
     this.#slots = null;
   }
@@ -159,12 +165,30 @@ export function anchorCloneState(): void {
   if (!anchored(CloneState)) anchorHiddenClass(new CloneState(null));
 }
 
+const defineProperty = Object.defineProperty;
+
+/**
+ * Appends to an array the walk made: `push` is a method a script may replace, and a store past the end
+ * is a [[Set]] that would run an index setter put on Array.prototype. The descriptor has no prototype,
+ * so a `get` or `set` put on Object.prototype does not turn it into an accessor descriptor. Error and
+ * transfer paths only (defineProperty is slow, and these are cold).
+ */
+export function append<T>(list: T[], item: T): void {
+  defineProperty(list, list.length, {
+    __proto__: null,
+    value: item,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  } as PropertyDescriptor);
+}
+
 export function refuse(value: unknown): Refusal {
   return new Refusal(`${describeValue(value)} could not be cloned.`);
 }
 
 /** Adds a key to a refusal unwinding through a container; other errors pass untouched. */
 export function annotate(error: unknown, segment: PathSegment): unknown {
-  if (error instanceof Refusal) error.segments.push(segment);
+  if (error instanceof Refusal) append(error.segments, segment);
   return error;
 }

@@ -11,6 +11,7 @@
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
 import { bufferByteLength, classify, isArrayBuffer, isDetached, Kind, resizableMax } from "../core/types.ts";
+import { append } from "./state.ts";
 
 export interface TransferPlan {
   /** ArrayBuffers to detach once the clone is complete. */
@@ -25,6 +26,18 @@ export interface TransferPlan {
 
 const iteratorSymbol = Symbol.iterator;
 const Uint8ArrayCtor = Uint8Array;
+// Lists here are walked by index and grown with `append` (./state.ts), never through Array.prototype's
+// methods (`push`, `includes`, `indexOf`, `filter`, `fill`), and Set's and %TypedArray%'s are called as
+// captured at load: a script may replace any of them, and what is transferred must not change with it.
+const SetCtor = Set;
+const min = Math.min;
+const setHas = Set.prototype.has;
+const setAdd = Set.prototype.add;
+const typedArraySet = (
+  Object.getPrototypeOf(Uint8Array.prototype) as {
+    set: (this: Uint8Array, source: ArrayLike<number>) => void;
+  }
+).set;
 const bufferTransfer = (
   ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer }
 ).transfer;
@@ -57,8 +70,14 @@ function toObjectSequence(list: unknown): object[] {
     if (!isObject(item)) {
       throw new TypeError(`Transfer list entries must be objects, got ${describeValue(item)}.`);
     }
-    out.push(item);
+    append(out, item);
   }
+}
+
+/** Whether `item` is in `list` (SameValue for objects is identity; lists are short). */
+export function listed(list: readonly object[], item: object): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i] === item) return true;
+  return false;
 }
 
 /**
@@ -70,25 +89,29 @@ export function prepareTransfer(list: unknown): TransferPlan {
   const items = toObjectSequence(list);
   const buffers: ArrayBuffer[] = [];
   const host: object[] = [];
-  const seen = new Set<object>();
+  const seen = new SetCtor<object>();
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
-    if (seen.has(item)) throw new DataCloneError("Transfer list contains a duplicate entry.");
-    seen.add(item);
+    if (setHas.call(seen, item)) throw new DataCloneError("Transfer list contains a duplicate entry.");
+    setAdd.call(seen, item);
     if (isArrayBuffer(item)) {
-      buffers.push(item as ArrayBuffer);
+      append(buffers, item as ArrayBuffer);
     } else if (typeof item === "object" && classify(item) === Kind.Host) {
-      host.push(item);
+      append(host, item);
     } else {
       throw new DataCloneError(`${describeValue(item)} is not transferable.`);
     }
   }
-  return { buffers, copies: new Array(buffers.length).fill(undefined), host, hostDone: [] };
+  const copies: (ArrayBuffer | undefined)[] = [];
+  for (let i = 0; i < buffers.length; i++) append(copies, undefined);
+  return { buffers, copies, host, hostDone: [] };
 }
 
 /** Position of a buffer in the plan's list, or -1 (lists are short: a linear search). */
 export function transferIndex(plan: TransferPlan, buffer: ArrayBuffer): number {
-  return plan.buffers.indexOf(buffer);
+  const buffers = plan.buffers;
+  for (let i = 0; i < buffers.length; i++) if (buffers[i] === buffer) return i;
+  return -1;
 }
 
 /** Step 3 above: fails if any listed buffer is detached (then nothing is moved), else moves them all. */
@@ -99,7 +122,11 @@ export function completeTransfer(plan: TransferPlan): void {
   }
   // Host transferables listed but not met in the value are still transferred (and so neutered here).
   if (plan.host.length !== plan.hostDone.length) {
-    const rest = plan.host.filter((item) => !plan.hostDone.includes(item));
+    const rest: object[] = [];
+    for (let i = 0; i < plan.host.length; i++) {
+      const item = plan.host[i]!;
+      if (!listed(plan.hostDone, item)) append(rest, item);
+    }
     nativeStructuredClone()?.(undefined, { transfer: rest });
   }
   if (buffers.length === 0) return;
@@ -119,6 +146,7 @@ export function completeTransfer(plan: TransferPlan): void {
 function fill(copy: ArrayBuffer, source: ArrayBuffer): void {
   const length = bufferByteLength(source);
   if (bufferByteLength(copy) !== length && resizableMax(copy) !== undefined) bufferResize!.call(copy, length);
-  const n = Math.min(length, bufferByteLength(copy));
-  if (n > 0) new Uint8ArrayCtor(copy, 0, n).set(new Uint8ArrayCtor(source, 0, n));
+  const room = bufferByteLength(copy);
+  const n = min(length, room);
+  if (n > 0) typedArraySet.call(new Uint8ArrayCtor(copy, 0, n), new Uint8ArrayCtor(source, 0, n));
 }

@@ -49,7 +49,7 @@ export function depthOption(value: number | undefined, fallback: number): number
  * valid key, so `{ spaces: 2 }` or `{ transfers }` fails loudly instead of being ignored); a function or
  * another non-object is an ArgumentError, with `functionHint` saying which API takes a function there.
  *
- * The happy path is one `for...in` over the given keys and an `indexOf` in a short list: no allocation.
+ * The happy path is one `for...in` over the given keys and a search of a short list: no allocation.
  */
 export function checkOptions(
   options: unknown,
@@ -65,8 +65,14 @@ export function checkOptions(
     );
   }
   for (const key in options) {
-    if (allowed.indexOf(key) === -1) throw unknownOption(key, allowed, api);
+    if (!isAllowed(allowed, key)) throw unknownOption(key, allowed, api);
   }
+}
+
+/** `allowed.includes(key)` without the method, which a script may replace. */
+function isAllowed(allowed: readonly string[], key: string): boolean {
+  for (let i = 0; i < allowed.length; i++) if (allowed[i] === key) return true;
+  return false;
 }
 
 function describeOption(value: unknown): string {
