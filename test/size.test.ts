@@ -37,19 +37,19 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "src/text/reader.ts alone is ~4.7 KB gzip; the piecewise reader of large texts (spine.ts), the JSON error locator (locate.ts, json-position.ts), fillers and options add the rest",
   },
   "text.stringify": {
-    ceiling: 11600,
-    why: "src/text/writer.ts alone is ~4.8 KB gzip, plus the value classifier (~3.3 KB: src/core/types.ts, platform.ts's platform-name tables, views.ts's view and resizable probing, error-parts.ts)",
+    ceiling: 11900,
+    why: "src/text/writer.ts alone is ~4.8 KB gzip (with the one-byte text of pieces.ts, +0.4 KB, session 17), plus the value classifier (~3.3 KB: src/core/types.ts, platform.ts's platform-name tables, views.ts's view and resizable probing, error-parts.ts)",
   },
   clone: {
-    ceiling: 9000,
-    why: "the value classifier (~3.5 KB gzip: src/core/types.ts with platform.ts, views.ts, error-parts.ts, each needed by the classification of one kind) + src/clone/clone.ts (~2.6 KB) + transfer and shapes",
+    ceiling: 9200,
+    why: "the captured intrinsics of the error, transfer and Map/Set paths (+0.2 KB, session 17), the value classifier (~3.5 KB gzip: src/core/types.ts with platform.ts, views.ts, error-parts.ts, each needed by the classification of one kind) + src/clone/clone.ts (~2.6 KB) + transfer and shapes",
   },
   "binary.deserialize": {
     ceiling: 9400,
     why: "src/binary/decode.ts alone is ~5.4 KB gzip (decoder, shape compiler, error messages, the Latin-1 block string path: +0.4 KB for amazon_cellphones 1.45x faster), plus the stream shape table's reader hooks and the shape tree's for-in walk shared with the writer (+67 B, session 16), plus the shared short-string table (read-ascii.ts, +0.3 KB: kept decoded graphs 57 instead of 80 bytes an object)",
   },
   "binary.serialize": {
-    ceiling: 11800,
+    ceiling: 11900,
     why: "src/binary/encode.ts with write-identity.ts (object numbering in chunked Sets), write-payloads.ts and write-shapes.ts is ~5.6 KB gzip, plus the classifier of src/core/types.ts",
   },
   "formdata.parse": {
@@ -65,7 +65,7 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "compat/devalue's parse reads structura texts (what its stringify writes) and devalue's own: the text reader (~4.5 KB gzip with locate and fillers) plus the devalue-format reader (read.ts ~2.0 KB: devalue's whole type set, checked) is above 2x devalue's parse (3.5 KB) on its own",
   },
   ungap: {
-    ceiling: 11100,
+    ceiling: 11200,
     why: "the default export is clone() without options (~8.8 KB gzip alone: the value classifier of src/core/types.ts ~3.4 KB, clone.ts ~2.1 KB), and with @ungap's json/lossy options a walk of its own (src/compat/ungap/lossy.ts, ~1.5 KB, sharing the classifier); clone alone is over 3x the budget (2x @ungap = 2.6 KB)",
   },
 };
