@@ -609,7 +609,9 @@ export class Scanner {
       }
     }
     this.#pos = pos;
-    if (this.#eof) {
+    // A body cut at maxTotalSize is not a body that ended here: #needMore reports the limit (checked
+    // first, so a body in one chunk fails as it does in many).
+    if (this.#eof && !this.#overTotal) {
       if (this.#sub === 1) throw this.#malformed("the close delimiter line ends in a bare CR", pos);
       this.#state = S_DONE;
       return EV_END;

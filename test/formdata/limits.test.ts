@@ -113,6 +113,26 @@ describe("limits", () => {
     });
   });
 
+  it("maxTotalSize reached inside the close delimiter's CRLF: the limit, in one chunk as in many", async () => {
+    // The close delimiter ends 2 and 1 bytes before the limit would let the body end: the scanner
+    // once took the cut for the body's end (no error at -2, a bare-CR DecodeError at -1) when the
+    // body came as one buffer, while chunked input gave the LimitError (found by the chunking fuzz).
+    const body = bytes(crlf(B, cd('name="a"'), "", "v", END, ""));
+    for (const over of [1, 2]) {
+      const max = body.length - over;
+      expect(await limitOf(body, { maxTotalSize: max })).toMatchObject({
+        limit: "maxTotalSize",
+        offset: max,
+      });
+      for (let cut = 1; cut < body.length; cut++) {
+        expect(await limitOf(iterableOf(splitAt(body, [cut])), { maxTotalSize: max })).toMatchObject({
+          limit: "maxTotalSize",
+          offset: max,
+        });
+      }
+    }
+  });
+
   it("Infinity switches a limit off", async () => {
     const form = await parseFormData(fields(1500), CT, { maxParts: Infinity });
     expect([...form.keys()].length).toBe(1500);
