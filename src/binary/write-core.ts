@@ -181,11 +181,9 @@ export function abandonBuffer(): void {
  */
 export function finishBuffer(transient: boolean): Uint8Array {
   const last = tail;
-  if (last !== null) {
-    tail = null;
-    if (!transient) return finishWithTail(last);
-    writeBytesAt(last);
-  }
+  tail = null;
+  // The transient view must be one piece of the writer's buffer: the tail is copied in after all.
+  if (last !== null && transient) writeBytesAt(last);
   const end = pos;
   pos = 0;
   let out: Uint8Array;
@@ -193,21 +191,15 @@ export function finishBuffer(transient: boolean): Uint8Array {
     // The caller copies the bytes before the next encode: no copy here. A buffer past KEEP_LIMIT goes
     // with the view (the next call starts afresh).
     out = target.subarray(0, end);
-  } else {
+  } else if (last === null) {
     out = new Uint8Array(end);
     out.set(end === target.length ? target : target.subarray(0, end));
+  } else {
+    // The message's bytes in the writer's buffer, then the tail's, each copied once.
+    out = new Uint8Array(end + last.length);
+    out.set(target.subarray(0, end));
+    out.set(last, end);
   }
-  if (target.length > KEEP_LIMIT) dropBuffer();
-  return out;
-}
-
-/** The result of a message that ends with `tail`: its bytes in the writer's buffer, then the tail's. */
-function finishWithTail(last: Uint8Array): Uint8Array {
-  const end = pos;
-  pos = 0;
-  const out = new Uint8Array(end + last.length);
-  out.set(target.subarray(0, end));
-  out.set(last, end);
   if (target.length > KEEP_LIMIT) dropBuffer();
   return out;
 }

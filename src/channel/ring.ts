@@ -87,11 +87,6 @@ export class Ring {
    */
   head = 0;
 
-  /** Bytes free for the producer. */
-  free(): number {
-    return this.capacity - ((Atomics.load(this.ctrl, HEAD) - Atomics.load(this.ctrl, TAIL)) >>> 0);
-  }
-
   /**
    * Producer: reserves room for a record of `payload` bytes; returns the position of its payload or
    * -1 when the ring lacks room. Call `publish()` after filling it.

@@ -9,6 +9,7 @@
 
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
+import { listed } from "../core/intrinsics.ts";
 import { formatPath, mapEntrySegment, setMemberSegment } from "../core/path.ts";
 import {
   BlobCtor,
@@ -44,7 +45,7 @@ import {
   refuse,
 } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
-import { completeTransfer, listed, prepareTransfer, transferIndex } from "./transfer.ts";
+import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
 
 export interface CloneOptions {
   /**

@@ -10,6 +10,7 @@
 
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
+import { listed } from "../core/intrinsics.ts";
 import { bufferByteLength, classify, isArrayBuffer, isDetached, Kind, resizableMax } from "../core/types.ts";
 import { append } from "./state.ts";
 
@@ -72,12 +73,6 @@ function toObjectSequence(list: unknown): object[] {
     }
     append(out, item);
   }
-}
-
-/** Whether `item` is in `list` (SameValue for objects is identity; lists are short). */
-export function listed(list: readonly object[], item: object): boolean {
-  for (let i = 0; i < list.length; i++) if (list[i] === item) return true;
-  return false;
 }
 
 /**

@@ -16,3 +16,12 @@
 export function intrinsic<T>(read: () => T): T {
   return read();
 }
+
+/**
+ * Whether `item` is in `list` (identity): `Array.prototype.includes` without the method, which a script
+ * may replace. For the short lists of options and transfer plans.
+ */
+export function listed<T>(list: readonly T[], item: T): boolean {
+  for (let i = 0; i < list.length; i++) if (list[i] === item) return true;
+  return false;
+}

@@ -3,6 +3,7 @@
  */
 
 import { ArgumentError } from "./errors.ts";
+import { listed } from "./intrinsics.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, TypeRegistry } from "./registry.ts";
 
 export interface TypeOptions {
@@ -65,14 +66,8 @@ export function checkOptions(
     );
   }
   for (const key in options) {
-    if (!isAllowed(allowed, key)) throw unknownOption(key, allowed, api);
+    if (!listed(allowed, key)) throw unknownOption(key, allowed, api);
   }
-}
-
-/** `allowed.includes(key)` without the method, which a script may replace. */
-function isAllowed(allowed: readonly string[], key: string): boolean {
-  for (let i = 0; i < allowed.length; i++) if (allowed[i] === key) return true;
-  return false;
 }
 
 function describeOption(value: unknown): string {
