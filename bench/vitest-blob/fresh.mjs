@@ -12,11 +12,14 @@
 // writer that keeps shared references with a Map does (flatted does it too, for strings as well).
 //
 // Flat strings in, flat strings out, as users have them: the blob reporter writes the text to a file
-// and merge-reports reads it from one. structura's stringify returns a rope (its pieces concatenated),
-// which V8 flattens at the first read (writing it to a file, parsing it): a copy of the whole text
-// (two-byte here, the blob holds "…"), 100 ms and more on this blob. So stringify is timed up to a
-// flattened result (a no-op for the peers, whose JSON.stringify returns flat strings), and every parse
-// is given a flat text, so that the copy is charged to the writer that made the rope, not the reader.
+// and merge-reports reads it from one. A large result of JSON.stringify is not flat: V8 builds it in
+// parts (up to 16 K characters each) joined as a rope, and so does structura's stringify (its pieces
+// concatenated). V8 flattens a rope at the first read (writing it to a file, parsing it): a copy of the
+// whole text into a fresh allocation, 100-250 ms for the 21.5 M characters here on this machine, whose
+// first touch of fresh memory is slow (a 21.5 MB Uint8Array's first fill alone takes 140-250 ms, its
+// second ~1 ms). So every stringify row, the engine floors and JSON included, is timed up to a
+// flattened result, and every parse row is given a flat text: the copy is charged to the writer that
+// made the rope, never to a reader, alike for every row.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -42,17 +45,17 @@ if (process.argv[2] === "--child") {
     fn = () => {
       const ids = new Map();
       for (let i = 0; i < objects.length; i++) if (ids.get(objects[i]) === undefined) ids.set(objects[i], i);
-      return JSON.stringify(tree);
+      return flat(JSON.stringify(tree));
     };
   } else if (lib === "floor") {
     const ours = text.stringify(value);
     const tree = JSON.parse(ours);
     const input = flat(ours);
-    fn = op === "stringify" ? () => JSON.stringify(tree) : () => JSON.parse(input);
+    fn = op === "stringify" ? () => flat(JSON.stringify(tree)) : () => JSON.parse(input);
   } else if (lib === "JSON") {
     const acyclic = acyclicBlob(value);
-    const json = JSON.stringify(acyclic);
-    fn = op === "stringify" ? () => JSON.stringify(acyclic) : () => JSON.parse(json);
+    const json = flat(JSON.stringify(acyclic));
+    fn = op === "stringify" ? () => flat(JSON.stringify(acyclic)) : () => JSON.parse(json);
   } else {
     const { stringify, parse } = libs[lib];
     const input = op === "stringify" ? value : flat(stringify(value));
