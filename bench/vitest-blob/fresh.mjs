@@ -73,7 +73,9 @@ if (process.argv[2] === "--child") {
   const cpu = process.cpuUsage(c0);
   const faults = process.resourceUsage().minorPageFault - f0;
   if (out === undefined) throw new Error("no result");
-  process.stdout.write(JSON.stringify({ wall, cpu: (cpu.user + cpu.system) / 1000, faults }));
+  // The text's length in characters (stringify rows): what the row's floor has to write or read.
+  const chars = typeof out === "string" ? out.length : undefined;
+  process.stdout.write(JSON.stringify({ wall, cpu: (cpu.user + cpu.system) / 1000, faults, chars }));
   process.exit(0);
 }
 
@@ -121,14 +123,18 @@ for (const op of ["stringify", "parse"]) {
       samples[lib].push(JSON.parse(out.toString()));
     }
   }
-  console.log(`\n${op}              wall median   cpu median   fresh memory (page faults × 4 KiB)`);
+  console.log(
+    `\n${op}              wall median   cpu median   fresh memory (page faults × 4 KiB)${op === "stringify" ? "   text" : ""}`,
+  );
   for (const lib of rows) {
     const wall = median(samples[lib].map((s) => s.wall));
     const cpu = median(samples[lib].map((s) => s.cpu));
     const mb = (median(samples[lib].map((s) => s.faults)) * 4096) / 2 ** 20;
     results[op][lib] = { wall, cpu };
+    const chars = samples[lib][0].chars;
     console.log(
-      `  ${lib.padEnd(10)} ${wall.toFixed(0).padStart(10)} ms ${cpu.toFixed(0).padStart(10)} ms ${mb.toFixed(0).padStart(10)} MiB`,
+      `  ${lib.padEnd(10)} ${wall.toFixed(0).padStart(10)} ms ${cpu.toFixed(0).padStart(10)} ms ${mb.toFixed(0).padStart(10)} MiB` +
+        (chars === undefined ? "" : `${(chars / 1e6).toFixed(2).padStart(32)} M chars`),
     );
   }
 }
