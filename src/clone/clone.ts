@@ -33,7 +33,17 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, compileFor, type Shape, sameKeys, shapeFor, starve, WAITING } from "./shapes.ts";
+import {
+  COMPILE_AFTER,
+  COMPILE_IN_CALL,
+  compileFor,
+  FEW_SHAPES,
+  type Shape,
+  sameKeys,
+  shapeFor,
+  starve,
+  WAITING,
+} from "./shapes.ts";
 import {
   anchorCloneState,
   annotate,
@@ -201,6 +211,7 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
       // The call's first shape: no ring yet.
       const first = shapeFor(keys);
       state.lastShape = first;
+      state.shapesMet = 1;
       return first;
     }
     shapes = emptyRing();
@@ -225,6 +236,7 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
     }
   }
   state.shapeMisses++;
+  state.shapesMet++;
   const shape = shapeFor(keys);
   if (shape !== null) {
     const i = state.shapeNext;
@@ -237,18 +249,26 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
 }
 
 /**
- * A record through its shape's compiled copier; before there is one (its first COMPILE_AFTER records),
- * or for good (code generation off or refused), or while the copiers' budget is spent (counted: see
- * starve in ./shapes.ts), the generic loop.
+ * A record through its shape's compiled copier; before there is one, or for good (code generation off
+ * or refused), or while the copiers' budget is spent (counted: see starve in ./shapes.ts), the generic
+ * loop. A shape is compiled at its COMPILE_IN_CALL-th record in one call, or after COMPILE_AFTER uses
+ * in all while the call has met few shapes (see COMPILE_IN_CALL in ./shapes.ts): data of many shapes,
+ * each met a few times a call, keeps the generic loop.
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state, checked);
   const uses = shape.uses;
-  if (uses < COMPILE_AFTER) shape.uses = uses + 1;
-  else if (uses === COMPILE_AFTER) {
-    const compiled = compileFor(shape, cloneObject);
-    if (compiled !== null) return compiled(source, state, checked);
+  if (uses >= 0) {
+    const call = state.call;
+    let inCall = 1;
+    if (shape.call === call) inCall = shape.callUses + 1;
+    else shape.call = call;
+    shape.callUses = inCall;
+    if (inCall >= COMPILE_IN_CALL || (uses >= COMPILE_AFTER && state.shapesMet <= FEW_SHAPES)) {
+      const compiled = compileFor(shape, cloneObject);
+      if (compiled !== null) return compiled(source, state, checked);
+    } else if (uses < COMPILE_AFTER) shape.uses = uses + 1;
   } else if (uses === WAITING) starve();
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.

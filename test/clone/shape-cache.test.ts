@@ -7,6 +7,13 @@ import { describe, expect, it } from "vitest";
 import { clone } from "../../src/index.ts";
 import { runLimited } from "../limits/harness.ts";
 
+// structura captures Function when it loads, so the counting wrapper is installed before that (--import)
+// and counts only while `on`.
+const COUNT_COMPILES = `data:text/javascript,${encodeURIComponent(
+  "const c = { n: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
+    "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
+)}`;
+
 describe("clone shape cache", () => {
   it("2,000 distinct shapes of long keys keep memory flat", async () => {
     // Keys of 16,000 characters: V8 hashes a longer string by its length alone, so keys past 16,383
@@ -99,18 +106,49 @@ describe("clone shape cache", () => {
     expect(isDeepStrictEqual(copy, value)).toBe(true);
   });
 
-  it("no input spends the copier budget for the life of the process: the cache starts afresh", async () => {
-    // structura captures Function when it loads, so the counting wrapper is installed before that
-    // (--import) and counts only while `on`.
-    const preload = `data:text/javascript,${encodeURIComponent(
-      "const c = { n: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
-        "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
-    )}`;
+  it("a call of many shapes compiles only those it meets densely; few shapes compile on the third use", async () => {
     const run = await runLimited(
       `
-      // 300 record types of 3 keys, 4 records each: 900 keys, past the budget of compiled keys.
+      const counter = globalThis.__compiles;
+      const compiles = (value, times) => {
+        counter.n = 0;
+        counter.on = true;
+        for (let i = 0; i < times; i++) S.clone(value);
+        counter.on = false;
+        return counter.n;
+      };
+      // 64 record types, 4 records each a call, rotating, and one dense type among them (64 records).
+      const sparse = [];
+      for (let i = 0; i < 256; i++) {
+        const t = i % 64;
+        sparse.push({ ["s" + t + "a"]: i, ["s" + t + "b"]: "v" });
+        sparse.push({ denseA: i, denseB: [i] });
+      }
+      // The first FEW_SHAPES (8) types met in a call may be compiled on their third use; not the rest.
+      const many = compiles(sparse, 20);
+      // A value of two shapes, one record each a call: compiled on the third call.
+      const small = { outer: 1, inner: { x: 1, y: 2 } };
+      const few = [compiles(small, 2), compiles(small, 1)];
+      report({ many, few });
+      `,
+      { heapMiB: 256, timeoutMs: 60_000, nodeFlags: [`--import=${COUNT_COMPILES}`] },
+    );
+    expect(run.outcome, run.stderr).toBe("ok");
+    const r = run.result as { many: number; few: number[] };
+    // The dense type, and at most the 8 types met first in the call (the dense one among them).
+    expect(r.many).toBeGreaterThanOrEqual(1);
+    expect(r.many).toBeLessThanOrEqual(8);
+    expect(r.few).toEqual([0, 2]);
+  });
+
+  it("no input spends the copier budget for the life of the process: the cache starts afresh", async () => {
+    const preload = COUNT_COMPILES;
+    const run = await runLimited(
+      `
+      // 300 record types of 3 keys, 8 records each, so that every one is met densely enough in the call
+      // to be compiled: 900 keys, past the budget of compiled keys.
       const flood = [];
-      for (let i = 0; i < 1200; i++) {
+      for (let i = 0; i < 2400; i++) {
         const t = i % 300;
         flood.push({ ["f" + t + "a"]: i, ["f" + t + "b"]: "s", ["f" + t + "c"]: true });
       }
