@@ -112,6 +112,8 @@ export class CloneState {
   #map: Map<object, object> | null = null;
   /** The shape used last (see recentShape in ./clone.ts): a run of one shape never reaches the ring. */
   lastShape: Shape | null = null;
+  /** The last record had lastShape and so did the one before it (see cloneRecord in ./clone.ts). */
+  inRun = false;
   /**
    * The shapes used last (see RECENT_SHAPES), made when a second shape appears: `shapeAt` is the slot
    * used last, `shapeNext` the slot the next new shape replaces. Pre-filled, so stores never reach a

@@ -60,6 +60,34 @@ describe("clone shape cache", () => {
     }
   });
 
+  it("a run of one shape is confirmed by for-in: Object.prototype's enumerable keys are not taken as own", () => {
+    // 12 records of [a, b] (a run: the shape is confirmed by for-in, and compiled at the 8th), then
+    // records whose own keys are a prefix of it while Object.prototype has an enumerable `b`, so that
+    // for-in yields [a, b] for them too; a record with an own non-enumerable `b` shadowing it; and one
+    // with the keys in the other order.
+    const value: object[] = [];
+    for (let i = 0; i < 12; i++) value.push({ a: i, b: `v${i}` });
+    value.push({ a: "prefix" });
+    const hidden = { a: "hidden" };
+    Object.defineProperty(hidden, "b", { value: 1, enumerable: false });
+    value.push(hidden, { a: 1, b: 2 }, { b: 3, a: 4 }, { a: "prefix again" });
+    const proto = Object.prototype as Record<string, unknown>;
+    let copy: object[];
+    let native: object[];
+    try {
+      proto.b = "inherited";
+      copy = clone(value);
+      native = structuredClone(value);
+    } finally {
+      delete proto.b;
+    }
+    expect(copy.map((o) => Object.keys(o))).toEqual(native.map((o) => Object.keys(o)));
+    expect(isDeepStrictEqual(copy, native)).toBe(true);
+    expect(Object.hasOwn(copy[12]!, "b")).toBe(false);
+    expect(Object.hasOwn(copy[13]!, "b")).toBe(false);
+    expect(Object.keys(copy[15]!)).toEqual(["b", "a"]);
+  });
+
   it("shapes past the compile budget (300 record types rotating) still clone exactly", () => {
     const value: Record<string, unknown>[] = [];
     for (let i = 0; i < 1200; i++) {
