@@ -183,17 +183,29 @@ export function cloneObject(value: object, state: CloneState): object {
  * many shapes, Node 20.)
  */
 function cloneRecord(value: object, state: CloneState, checked: boolean): object {
-  // Within a run of one shape (the record before had the shape used before it), the keys are
-  // confirmed by for-in, without listing them (see hasKeys). Only there: where shapes alternate (nested
-  // records, interleaved shapes) for-in would mostly fail after costing its enum cache, and twitter.json
-  // cloned slower with it tried on every record.
-  if (state.inRun && !checked) {
-    const last = state.lastShape!;
-    if (hasKeys(value, last.keys)) return copyWithShape(last, value, state, false);
+  const last = state.lastShape;
+  if (last !== null && !checked) {
+    // The shape that came after the last one the last time it was met (itself, in a run of one shape):
+    // records recur in the same order (arrays of one or of interleaved shapes, the same nesting under
+    // every element of an array), so this guess is mostly right, and confirmed by for-in without
+    // listing the keys (see hasKeys).
+    const next = last.after;
+    if (next !== null && hasKeys(value, next.keys)) {
+      if (next !== last) {
+        state.lastShape = next;
+        state.shapesMet++;
+      }
+      return copyWithShape(next, value, state, false);
+    }
   }
   const keys = keysOf(value);
   const shape = recentShape(keys, state);
-  if (shape !== null) return copyWithShape(shape, value, state, checked);
+  if (shape !== null) {
+    if (last !== shape) state.shapesMet++;
+    // Written only when it changes: the shapes are shared by every call (a store is a write barrier).
+    if (last !== null && last.after !== shape) last.after = shape;
+    return copyWithShape(shape, value, state, checked);
+  }
   return clonePlainChecked(value, keys, state, checked);
 }
 
@@ -229,11 +241,7 @@ const RING_MISSES = 16;
  */
 function recentShape(keys: string[], state: CloneState): Shape | null {
   const last = state.lastShape;
-  if (last !== null && sameKeys(last.keys, keys)) {
-    state.inRun = true;
-    return last;
-  }
-  state.inRun = false;
+  if (last !== null && sameKeys(last.keys, keys)) return last;
   return ringShape(keys, state, last);
 }
 
@@ -244,7 +252,6 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
       // The call's first shape: no ring yet.
       const first = shapeFor(keys);
       state.lastShape = first;
-      state.shapesMet = 1;
       return first;
     }
     shapes = emptyRing();
@@ -269,7 +276,6 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
     }
   }
   state.shapeMisses++;
-  state.shapesMet++;
   const shape = shapeFor(keys);
   if (shape !== null) {
     const i = state.shapeNext;

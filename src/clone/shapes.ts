@@ -20,8 +20,8 @@ export type { Copier, Shape } from "./state.ts";
 
 /**
  * When a shape gets its copier (the walk in ./clone.ts counts and decides, see copyWithShape): at its
- * COMPILE_IN_CALL-th record within one call, or, in a call that has so far met at most FEW_SHAPES
- * shapes, at its use after COMPILE_AFTER in all (across calls too).
+ * COMPILE_IN_CALL-th record within one call, or, in a call whose records have so far changed shape at
+ * most FEW_SHAPES times, at its use after COMPILE_AFTER in all (across calls too).
  *
  * Compiled copiers pay for themselves where a few shapes recur often; data spread over many shapes,
  * each met a few times a call, cloned faster without them (256 record types rotating, 4 records each a
@@ -169,7 +169,7 @@ export function shapeFor(keys: string[]): Shape | null {
   }
   cachedChars += chars;
   shapeCount++;
-  const shape: Shape = { keys, uses: 0, call: 0, callUses: 0, copy: null, next: head };
+  const shape: Shape = { keys, uses: 0, call: 0, callUses: 0, copy: null, next: head, after: null };
   mapSet.call(byFirstKey, first, shape);
   return shape;
 }

@@ -32,6 +32,8 @@ export interface Shape {
   copy: Copier | null;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;
+  /** The shape of the record cloned after one of this shape, the last time (see cloneRecord). */
+  after: Shape | null;
 }
 
 /**
@@ -112,8 +114,6 @@ export class CloneState {
   #map: Map<object, object> | null = null;
   /** The shape used last (see recentShape in ./clone.ts): a run of one shape never reaches the ring. */
   lastShape: Shape | null = null;
-  /** The last record had lastShape and so did the one before it (see cloneRecord in ./clone.ts). */
-  inRun = false;
   /**
    * The shapes used last (see RECENT_SHAPES), made when a second shape appears: `shapeAt` is the slot
    * used last, `shapeNext` the slot the next new shape replaces. Pre-filled, so stores never reach a
@@ -124,7 +124,7 @@ export class CloneState {
   shapeNext = 0;
   /** Ring misses in a row (see recentShape in ./clone.ts). */
   shapeMisses = 0;
-  /** Shapes taken from the process-wide cache so far in this call (see copyWithShape in ./clone.ts). */
+  /** Changes of record shape so far in this call (see cloneRecord and copyWithShape in ./clone.ts). */
   shapesMet = 0;
   /** This call's number, for the shapes' per-call counts (wraps; a collision only miscounts). */
   readonly call: number = nextCall();

@@ -88,6 +88,25 @@ describe("clone shape cache", () => {
     expect(Object.keys(copy[15]!)).toEqual(["b", "a"]);
   });
 
+  it("the shape guessed from the one before is confirmed key by key: prefixes, extensions, other orders", () => {
+    // Each record's guess is the shape that followed the previous record's shape the last time, so a
+    // second pass over the same sequence guesses right, and a third over a shifted one guesses a shape
+    // that shares a prefix with the record, or extends it, or has its keys in another order.
+    const makers = [
+      (i: number) => ({ a: i, b: i, c: i }),
+      (i: number) => ({ a: i, b: i }),
+      (i: number) => ({ a: i, b: i, c: i, d: [i] }),
+      (i: number) => ({ b: i, a: i }),
+      (i: number) => ({ a: { a: i, b: i } }),
+    ];
+    const sequence = (shift: number) => Array.from({ length: 60 }, (_, i) => makers[(i + shift) % 5]!(i));
+    for (const value of [sequence(0), sequence(0), sequence(1), sequence(3), sequence(0)]) {
+      const copy = clone(value);
+      expect(copy.map((o) => Object.keys(o))).toEqual(value.map((o) => Object.keys(o)));
+      expect(isDeepStrictEqual(copy, structuredClone(value))).toBe(true);
+    }
+  });
+
   it("shapes past the compile budget (300 record types rotating) still clone exactly", () => {
     const value: Record<string, unknown>[] = [];
     for (let i = 0; i < 1200; i++) {
