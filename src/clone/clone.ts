@@ -33,7 +33,17 @@ import {
   typedArrayConstructor,
   unbox,
 } from "../core/types.ts";
-import { COMPILE_AFTER, compileFor, type Shape, sameKeys, shapeFor, starve, WAITING } from "./shapes.ts";
+import {
+  COMPILE_AFTER,
+  COMPILE_IN_CALL,
+  compileFor,
+  FEW_SHAPES,
+  type Shape,
+  sameKeys,
+  shapeFor,
+  starve,
+  WAITING,
+} from "./shapes.ts";
 import {
   anchorCloneState,
   annotate,
@@ -173,10 +183,51 @@ export function cloneObject(value: object, state: CloneState): object {
  * many shapes, Node 20.)
  */
 function cloneRecord(value: object, state: CloneState, checked: boolean): object {
+  const last = state.lastShape;
+  if (last !== null && !checked) {
+    // The shape that came after the last one the last time it was met (itself, in a run of one shape):
+    // records recur in the same order (arrays of one or of interleaved shapes, the same nesting under
+    // every element of an array), so this guess is mostly right, and confirmed by for-in without
+    // listing the keys (see hasKeys).
+    const next = last.after;
+    if (next !== null && hasKeys(value, next.keys)) {
+      if (next !== last) {
+        state.lastShape = next;
+        state.shapesMet++;
+      }
+      return copyWithShape(next, value, state, false);
+    }
+  }
   const keys = keysOf(value);
   const shape = recentShape(keys, state);
-  if (shape !== null) return copyWithShape(shape, value, state, checked);
+  if (shape !== null) {
+    if (last !== shape) state.shapesMet++;
+    // Written only when it changes: the shapes are shared by every call (a store is a write barrier).
+    if (last !== null && last.after !== shape) last.after = shape;
+    return copyWithShape(shape, value, state, checked);
+  }
   return clonePlainChecked(value, keys, state, checked);
+}
+
+/**
+ * Whether the own enumerable string keys of an object whose prototype is Object.prototype are exactly
+ * `keys`, in order, asked with for-in instead of Object.keys: for-in walks the object's enum cache and
+ * allocates nothing, where Object.keys copies it into a new array per object (garbage the GC pays for:
+ * [100 objects] spent a fifth of its time there). for-in yields the own keys in Object.keys' order, then
+ * the enumerable keys of the prototype chain, which here is Object.prototype alone, an ordinary object:
+ * so nothing a script wrote runs, and the sequence equals `keys` only if the own keys do, or if the own
+ * keys are a prefix of `keys` and Object.prototype was given the rest as enumerable properties. In that
+ * second case the walk still copies only own keys: a key that Object.prototype has is asked with
+ * HasOwnProperty before it is read, by the copiers and by clonePlain alike.
+ */
+function hasKeys(value: object, keys: readonly string[]): boolean {
+  const n = keys.length;
+  let i = 0;
+  for (const key in value) {
+    if (i === n || key !== keys[i]) return false;
+    i++;
+  }
+  return i === n;
 }
 
 /** Misses in a row after which the ring is searched no further than its last-used slot. */
@@ -237,18 +288,26 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
 }
 
 /**
- * A record through its shape's compiled copier; before there is one (its first COMPILE_AFTER records),
- * or for good (code generation off or refused), or while the copiers' budget is spent (counted: see
- * starve in ./shapes.ts), the generic loop.
+ * A record through its shape's compiled copier; before there is one, or for good (code generation off
+ * or refused), or while the copiers' budget is spent (counted: see starve in ./shapes.ts), the generic
+ * loop. A shape is compiled at its COMPILE_IN_CALL-th record in one call, or after COMPILE_AFTER uses
+ * in all while the call has met few shapes (see COMPILE_IN_CALL in ./shapes.ts): data of many shapes,
+ * each met a few times a call, keeps the generic loop.
  */
 function copyWithShape(shape: Shape, source: object, state: CloneState, checked: boolean): object {
   const copy = shape.copy;
   if (copy !== null) return copy(source, state, checked);
   const uses = shape.uses;
-  if (uses < COMPILE_AFTER) shape.uses = uses + 1;
-  else if (uses === COMPILE_AFTER) {
-    const compiled = compileFor(shape, cloneObject);
-    if (compiled !== null) return compiled(source, state, checked);
+  if (uses >= 0) {
+    const call = state.call;
+    let inCall = 1;
+    if (shape.call === call) inCall = shape.callUses + 1;
+    else shape.call = call;
+    shape.callUses = inCall;
+    if (inCall >= COMPILE_IN_CALL || (uses >= COMPILE_AFTER && state.shapesMet <= FEW_SHAPES)) {
+      const compiled = compileFor(shape, cloneObject);
+      if (compiled !== null) return compiled(source, state, checked);
+    } else if (uses < COMPILE_AFTER) shape.uses = uses + 1;
   } else if (uses === WAITING) starve();
   // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
   // listed again.

@@ -19,12 +19,21 @@ export type Copier = (source: object, state: CloneState, checked: boolean) => ob
  */
 export interface Shape {
   readonly keys: readonly string[];
-  /** Records seen up to COMPILE_AFTER; then REFUSED or WAITING when no copier was made (./shapes.ts). */
+  /**
+   * Records seen (counted up to COMPILE_AFTER); REFUSED or WAITING (negative) when no copier was made
+   * (./shapes.ts).
+   */
   uses: number;
+  /** The call (CloneState.call) that `callUses` counts for: see copyWithShape in ./clone.ts. */
+  call: number;
+  /** Records of this shape met in that call, while the shape has no copier. */
+  callUses: number;
   /** null until compiled, and for good when compilation was refused or the compile budget is spent. */
   copy: Copier | null;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;
+  /** The shape of the record cloned after one of this shape, the last time (see cloneRecord). */
+  after: Shape | null;
 }
 
 /**
@@ -115,6 +124,10 @@ export class CloneState {
   shapeNext = 0;
   /** Ring misses in a row (see recentShape in ./clone.ts). */
   shapeMisses = 0;
+  /** Changes of record shape so far in this call (see cloneRecord and copyWithShape in ./clone.ts). */
+  shapesMet = 0;
+  /** This call's number, for the shapes' per-call counts (wraps; a collision only miscounts). */
+  readonly call: number = nextCall();
   readonly isProxy: ((value: object) => boolean) | null = proxyDetector();
   constructor(readonly plan: TransferPlan | null) {}
 
@@ -157,6 +170,12 @@ export class CloneState {
     this.#map = grown;
     this.#slots = null;
   }
+}
+
+let calls = 0;
+function nextCall(): number {
+  calls = (calls + 1) & 0x3fffffff;
+  return calls;
 }
 
 /** Anchors CloneState's hidden class (see core/anchor.ts); called by `clone` before its first

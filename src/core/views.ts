@@ -97,7 +97,7 @@ function trackingByProbe(
     growable?: boolean;
   };
   const measure = isDataView ? dvByteLength : taByteLength;
-  if (byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer)) {
+  if (isSharedBuffer(buffer)) {
     // Growing a SharedArrayBuffer cannot be undone; a view over a growable one that ends at its end is
     // taken as tracking, which is what `new T(buffer, offset)` makes.
     return buffer.growable === true && byteOffset + byteLength === bufferByteLength(buffer);
@@ -157,12 +157,28 @@ const taAt = /* @__PURE__ */ intrinsic(
 const dvBuffer = /* @__PURE__ */ intrinsicGetter(dataViewProto, "buffer");
 const dvByteOffset = /* @__PURE__ */ intrinsicGetter(dataViewProto, "byteOffset");
 const dvByteLength = /* @__PURE__ */ intrinsicGetter(dataViewProto, "byteLength");
-const bufferSlice = /* @__PURE__ */ intrinsic(() => ArrayBuffer.prototype.slice);
 
-/** Byte length of an ArrayBuffer or SharedArrayBuffer, by slot. */
+/**
+ * Byte length of an ArrayBuffer or SharedArrayBuffer, by slot. The ArrayBuffer getter is tried first:
+ * a failed brand check throws, and a thrown TypeError (its stack captured) costs about 8 µs on Node 20,
+ * so asking the SharedArrayBuffer getter first made every ArrayBuffer pay for one (two per typed array
+ * cloned: a 16-byte Uint8Array took 15 µs against native's 2.6 µs).
+ */
 export function bufferByteLength(buffer: ArrayBufferLike): number {
-  const shared = byteLengthOfShared !== undefined && brand(byteLengthOfShared, buffer);
-  return (shared ? byteLengthOfShared!.call(buffer) : byteLengthOfBuffer.call(buffer)) as number;
+  try {
+    return byteLengthOfBuffer.call(buffer) as number;
+  } catch (error) {
+    if (byteLengthOfShared === undefined) throw error;
+    return byteLengthOfShared.call(buffer) as number;
+  }
+}
+
+/**
+ * Whether a view's buffer (an ArrayBuffer or a SharedArrayBuffer, nothing else) is shared: by the
+ * ArrayBuffer brand, which does not throw for the common case (see bufferByteLength).
+ */
+function isSharedBuffer(buffer: ArrayBufferLike): boolean {
+  return byteLengthOfShared !== undefined && !brand(byteLengthOfBuffer, buffer);
 }
 
 /** Whether a value is an ArrayBuffer (not a SharedArrayBuffer), by slot. */
@@ -182,10 +198,19 @@ export function isDetached(buffer: ArrayBuffer): boolean {
   }
 }
 
-/** A copy of an ArrayBuffer's bytes through the intrinsic `slice` (an own `slice` must never run). */
+/**
+ * A copy of an ArrayBuffer's bytes, as a new fixed-length ArrayBuffer: a Uint8Array over the buffer,
+ * copied by the Uint8Array constructor (whose new buffer is always %ArrayBuffer%), and that copy's
+ * buffer. Not `ArrayBuffer.prototype.slice`: slice looks up the buffer's `constructor` and its
+ * @@species (SpeciesConstructor), so an own `constructor` getter on the buffer, or one on
+ * ArrayBuffer.prototype, ran (native structuredClone never reads it); and slice is a runtime call of
+ * about 1.2 µs on Node 20, where the constructor's copy of a small buffer takes tens of nanoseconds.
+ */
 export function copyBufferBytes(buffer: ArrayBuffer): ArrayBuffer {
-  return bufferSlice.call(buffer, 0) as ArrayBuffer;
+  return taBuffer.call(new Uint8ArrayCtor(new Uint8ArrayCtor(buffer))) as ArrayBuffer;
 }
+/** Captured at load: a global Uint8Array replaced later changes nothing. */
+const Uint8ArrayCtor = /* @__PURE__ */ intrinsic(() => Uint8Array);
 
 export interface ViewParts {
   buffer: ArrayBufferLike;

@@ -817,6 +817,8 @@ describe("getters and other user code", () => {
     ["DataView buffer", () => new DataView(filledBuffer(4), 1), "buffer", "getter"],
     ["DataView byteOffset", () => new DataView(filledBuffer(4), 1), "byteOffset", "getter"],
     ["DataView byteLength", () => new DataView(filledBuffer(4), 1), "byteLength", "getter"],
+    // ArrayBuffer.prototype.slice would read it (SpeciesConstructor): the copy must not use slice.
+    ["ArrayBuffer constructor", () => filledBuffer(4), "constructor", "getter"],
     ["object constructor", () => ({ a: 1 }), "constructor", "getter"],
     ["array constructor", () => [1], "constructor", "getter"],
     ["Map constructor", () => new Map(), "constructor", "getter"],

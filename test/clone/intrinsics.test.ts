@@ -151,4 +151,38 @@ describe("clone with replaced built-in methods", () => {
     expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ x: 1 });
     expect(out.toString).toBe(2);
   });
+  it("copies buffers without ArrayBuffer's constructor or @@species (no SpeciesConstructor)", () => {
+    const calls: string[] = [];
+    const saved: Saved[] = [
+      [ArrayBuffer, Symbol.species, getOwnPropertyDescriptor(ArrayBuffer, Symbol.species)],
+      [ArrayBuffer.prototype, "constructor", getOwnPropertyDescriptor(ArrayBuffer.prototype, "constructor")],
+    ];
+    const source = { b: new Uint8Array([1, 2, 3]).buffer, v: new Float64Array([Number.NaN, -0, 1.5]) };
+    let out: typeof source;
+    try {
+      defineProperty(ArrayBuffer, Symbol.species, {
+        configurable: true,
+        get() {
+          calls[calls.length] = "ArrayBuffer[@@species]";
+          return ArrayBuffer;
+        },
+      });
+      defineProperty(ArrayBuffer.prototype, "constructor", {
+        configurable: true,
+        get() {
+          calls[calls.length] = "ArrayBuffer.prototype.constructor";
+          return ArrayBuffer;
+        },
+      });
+      out = clone(source);
+    } finally {
+      for (const [target, key, descriptor] of saved) defineProperty(target, key, descriptor!);
+    }
+    expect(calls).toEqual([]);
+    expect([...new Uint8Array(out.b)]).toEqual([1, 2, 3]);
+    expect(out.b).not.toBe(source.b);
+    expect(Object.is(out.v[1], -0)).toBe(true);
+    expect(Number.isNaN(out.v[0])).toBe(true);
+    expect(out.v.buffer).not.toBe(source.v.buffer);
+  });
 });

@@ -7,6 +7,13 @@ import { describe, expect, it } from "vitest";
 import { clone } from "../../src/index.ts";
 import { runLimited } from "../limits/harness.ts";
 
+// structura captures Function when it loads, so the counting wrapper is installed before that (--import)
+// and counts only while `on`.
+const COUNT_COMPILES = `data:text/javascript,${encodeURIComponent(
+  "const c = { n: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
+    "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
+)}`;
+
 describe("clone shape cache", () => {
   it("2,000 distinct shapes of long keys keep memory flat", async () => {
     // Keys of 16,000 characters: V8 hashes a longer string by its length alone, so keys past 16,383
@@ -50,6 +57,53 @@ describe("clone shape cache", () => {
       expect(isDeepStrictEqual(copy, structuredClone(value))).toBe(true);
       expect(copy[3]).not.toBe(value[3]);
       expect(copy.map((o) => Object.keys(o).join())).toEqual(value.map((o) => Object.keys(o).join()));
+    }
+  });
+
+  it("a run of one shape is confirmed by for-in: Object.prototype's enumerable keys are not taken as own", () => {
+    // 12 records of [a, b] (a run: the shape is confirmed by for-in, and compiled at the 8th), then
+    // records whose own keys are a prefix of it while Object.prototype has an enumerable `b`, so that
+    // for-in yields [a, b] for them too; a record with an own non-enumerable `b` shadowing it; and one
+    // with the keys in the other order.
+    const value: object[] = [];
+    for (let i = 0; i < 12; i++) value.push({ a: i, b: `v${i}` });
+    value.push({ a: "prefix" });
+    const hidden = { a: "hidden" };
+    Object.defineProperty(hidden, "b", { value: 1, enumerable: false });
+    value.push(hidden, { a: 1, b: 2 }, { b: 3, a: 4 }, { a: "prefix again" });
+    const proto = Object.prototype as Record<string, unknown>;
+    let copy: object[];
+    let native: object[];
+    try {
+      proto.b = "inherited";
+      copy = clone(value);
+      native = structuredClone(value);
+    } finally {
+      delete proto.b;
+    }
+    expect(copy.map((o) => Object.keys(o))).toEqual(native.map((o) => Object.keys(o)));
+    expect(isDeepStrictEqual(copy, native)).toBe(true);
+    expect(Object.hasOwn(copy[12]!, "b")).toBe(false);
+    expect(Object.hasOwn(copy[13]!, "b")).toBe(false);
+    expect(Object.keys(copy[15]!)).toEqual(["b", "a"]);
+  });
+
+  it("the shape guessed from the one before is confirmed key by key: prefixes, extensions, other orders", () => {
+    // Each record's guess is the shape that followed the previous record's shape the last time, so a
+    // second pass over the same sequence guesses right, and a third over a shifted one guesses a shape
+    // that shares a prefix with the record, or extends it, or has its keys in another order.
+    const makers = [
+      (i: number) => ({ a: i, b: i, c: i }),
+      (i: number) => ({ a: i, b: i }),
+      (i: number) => ({ a: i, b: i, c: i, d: [i] }),
+      (i: number) => ({ b: i, a: i }),
+      (i: number) => ({ a: { a: i, b: i } }),
+    ];
+    const sequence = (shift: number) => Array.from({ length: 60 }, (_, i) => makers[(i + shift) % 5]!(i));
+    for (const value of [sequence(0), sequence(0), sequence(1), sequence(3), sequence(0)]) {
+      const copy = clone(value);
+      expect(copy.map((o) => Object.keys(o))).toEqual(value.map((o) => Object.keys(o)));
+      expect(isDeepStrictEqual(copy, structuredClone(value))).toBe(true);
     }
   });
 
@@ -99,18 +153,49 @@ describe("clone shape cache", () => {
     expect(isDeepStrictEqual(copy, value)).toBe(true);
   });
 
-  it("no input spends the copier budget for the life of the process: the cache starts afresh", async () => {
-    // structura captures Function when it loads, so the counting wrapper is installed before that
-    // (--import) and counts only while `on`.
-    const preload = `data:text/javascript,${encodeURIComponent(
-      "const c = { n: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
-        "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
-    )}`;
+  it("a call of many shapes compiles only those it meets densely; few shapes compile on the third use", async () => {
     const run = await runLimited(
       `
-      // 300 record types of 3 keys, 4 records each: 900 keys, past the budget of compiled keys.
+      const counter = globalThis.__compiles;
+      const compiles = (value, times) => {
+        counter.n = 0;
+        counter.on = true;
+        for (let i = 0; i < times; i++) S.clone(value);
+        counter.on = false;
+        return counter.n;
+      };
+      // 64 record types, 4 records each a call, rotating, and one dense type among them (64 records).
+      const sparse = [];
+      for (let i = 0; i < 256; i++) {
+        const t = i % 64;
+        sparse.push({ ["s" + t + "a"]: i, ["s" + t + "b"]: "v" });
+        sparse.push({ denseA: i, denseB: [i] });
+      }
+      // The first FEW_SHAPES (8) types met in a call may be compiled on their third use; not the rest.
+      const many = compiles(sparse, 20);
+      // A value of two shapes, one record each a call: compiled on the third call.
+      const small = { outer: 1, inner: { x: 1, y: 2 } };
+      const few = [compiles(small, 2), compiles(small, 1)];
+      report({ many, few });
+      `,
+      { heapMiB: 256, timeoutMs: 60_000, nodeFlags: [`--import=${COUNT_COMPILES}`] },
+    );
+    expect(run.outcome, run.stderr).toBe("ok");
+    const r = run.result as { many: number; few: number[] };
+    // The dense type, and at most the 8 types met first in the call (the dense one among them).
+    expect(r.many).toBeGreaterThanOrEqual(1);
+    expect(r.many).toBeLessThanOrEqual(8);
+    expect(r.few).toEqual([0, 2]);
+  });
+
+  it("no input spends the copier budget for the life of the process: the cache starts afresh", async () => {
+    const preload = COUNT_COMPILES;
+    const run = await runLimited(
+      `
+      // 300 record types of 3 keys, 8 records each, so that every one is met densely enough in the call
+      // to be compiled: 900 keys, past the budget of compiled keys.
       const flood = [];
-      for (let i = 0; i < 1200; i++) {
+      for (let i = 0; i < 2400; i++) {
         const t = i % 300;
         flood.push({ ["f" + t + "a"]: i, ["f" + t + "b"]: "s", ["f" + t + "c"]: true });
       }
