@@ -21,6 +21,9 @@
 // Node Transforms, and a Node program reading a socket, a pipe or a file holds Node streams. The web
 // group is what the same code costs where only WHATWG streams exist (Deno, browsers), and in Node
 // Node's WHATWG streams cost several times more per value than its Node streams (compare the floors).
+// A third group has no stream: structura's synchronous frame encoder and decoder, its decoder alone on
+// chunks encoded before the round, and an allocation floor (the same values built by hand in JS and
+// kept by the same consumer: what any decoder pays for the objects it makes, before decoding anything).
 // Between processes, a Node parent sends every value to a Node child, which
 // sends each back; the figure is the time until the last echo arrived. Each implementation runs in
 // interleaved rounds (A B C, then B C A, then C A B, ...: no implementation always follows the same
@@ -114,16 +117,47 @@ function jsonRecords(n) {
 }
 
 const hundred = getCase("[100 objects]").value;
+
+/**
+ * Allocation floors: each case's values built again by hand-written JavaScript (object literals, the
+ * strings shared with the originals, as a decoder that shares repeated strings gives them) and handed to
+ * the same consumer. No bytes, no parsing: what making and keeping the decoded values costs the heap
+ * (allocation, page faults, GC promotion of everything kept) before any codec runs. Every decoder in a
+ * case pays at least this; with the default consumer (collect) it is most of the [100 objects] case.
+ */
+function rebuildRecord(r) {
+  return {
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    active: r.active,
+    score: r.score,
+    createdAt: new Date(r.createdAt.getTime()),
+    address: { city: r.address.city, zip: r.address.zip },
+    tags: r.tags.length === 2 ? [r.tags[0], r.tags[1]] : [r.tags[0]],
+  };
+}
+function rebuildHundred(list) {
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const o = list[i];
+    out[i] = { id: o.id, name: o.name, active: o.active };
+  }
+  return out;
+}
+
 const cases = [
   {
     name: "100,000 records",
     values: records(quick ? 10_000 : 100_000),
     json: jsonRecords(quick ? 10_000 : 100_000),
+    rebuild: rebuildRecord,
   },
   {
     name: "10,000 × [100 objects]",
     values: Array.from({ length: quick ? 1000 : 10_000 }, () => hundred),
     json: Array.from({ length: quick ? 1000 : 10_000 }, () => hundred),
+    rebuild: rebuildHundred,
   },
 ];
 
@@ -247,10 +281,13 @@ async function nodePipeline(source, ...transforms) {
   return collected;
 }
 
-/** The synchronous core without stream plumbing: frames batched into 64 KiB chunks by the caller. */
-function structuraFrames(values) {
+/**
+ * The synchronous core without stream plumbing: frames batched into 64 KiB chunks by the caller, each
+ * chunk handed to `onChunk` (by default decoded at once into `out`).
+ */
+function structuraFrames(values, onChunk = null) {
   const encoder = stream.createEncoder();
-  const decoder = stream.createDecoder();
+  const decoder = onChunk === null ? stream.createDecoder() : null;
   const out = new Sink();
   let parts = [];
   let bytes = 0;
@@ -263,6 +300,7 @@ function structuraFrames(values) {
     }
     parts = [];
     bytes = 0;
+    if (onChunk !== null) return onChunk(chunk);
     const got = decoder.push(chunk);
     for (let i = 0; i < got.length; i++) out.push(got[i]);
   };
@@ -273,7 +311,40 @@ function structuraFrames(values) {
     if (bytes >= 65_536) flush();
   }
   if (bytes > 0) flush();
+  decoder?.end();
+  return out;
+}
+
+/** A case's frames in 64 KiB chunks, made once (outside any timed round) for the decode-only row. */
+const chunkCache = new Map();
+function chunksOf(c) {
+  let chunks = chunkCache.get(c);
+  if (chunks === undefined) {
+    chunks = [];
+    structuraFrames(c.values, (chunk) => chunks.push(chunk));
+    chunkCache.set(c, chunks);
+  }
+  return chunks;
+}
+
+/** The decode half alone: the case's chunks (encoded before the round) into values. */
+function structuraDecodeOnly(c) {
+  const chunks = chunksOf(c);
+  const decoder = stream.createDecoder();
+  const out = new Sink();
+  for (let k = 0; k < chunks.length; k++) {
+    const got = decoder.push(chunks[k]);
+    for (let i = 0; i < got.length; i++) out.push(got[i]);
+  }
   decoder.end();
+  return out;
+}
+
+/** The allocation floor: the values built again by hand and kept (see `rebuildRecord`). */
+function allocationFloor(c) {
+  const out = new Sink();
+  const { values, rebuild } = c;
+  for (let i = 0; i < values.length; i++) out.push(rebuild(values[i]));
   return out;
 }
 
@@ -382,6 +453,20 @@ function inProcess(c) {
       group: "sync",
       label: "frames",
       run: async () => structuraFrames(c.values),
+      want: c.values,
+    },
+    {
+      name: "structura createDecoder alone (chunks encoded before)",
+      group: "sync",
+      label: "decode only",
+      run: async () => structuraDecodeOnly(c),
+      want: c.values,
+    },
+    {
+      name: "floor: the values built by hand in JS and kept, no bytes",
+      group: "sync",
+      label: "alloc floor",
+      run: async () => allocationFloor(c),
       want: c.values,
     },
   ];
@@ -518,7 +603,7 @@ async function measure(name, impls) {
 const GROUP_TITLES = {
   web: "web: WHATWG streams (Deno, browsers, and Node where WHATWG streams are wanted)",
   node: "node: Node streams and async iterables (headline: the form a Node program uses)",
-  sync: "no stream: the synchronous frame encoder and decoder, 64 KiB chunks",
+  sync: "no stream: the synchronous frame encoder and decoder (64 KiB chunks), the decoder alone, the allocation floor",
 };
 
 function mean(t) {

@@ -83,6 +83,8 @@ describe("binary: hostile input", () => {
       offset: H + 4,
     });
     expect(decodeError(bytes(0xa3))).toMatchObject({ code: "ERR_BAD_REFERENCE" });
+    // the same inside an array (whose reader takes records by shape id without readSlot)
+    expect(decodeError(bytes(0xe2, 1, 0xa3))).toMatchObject({ code: "ERR_BAD_REFERENCE", offset: H + 2 });
     expect(decodeError(bytes(0xd3, 40))).toMatchObject({ code: "ERR_BAD_REFERENCE" });
     // a reference to a custom object still being decoded
     const types = [{ name: "Box", test: () => false, encode: (v: unknown) => v, decode: (d: unknown) => d }];
