@@ -260,7 +260,7 @@ for (const c of cases) {
     console.log(
       `  parked-hop floor: the same value over the channel's mechanism ${formatTime(res["port-on"].p50)}` +
         `${vsWorker}; structura ${formatTime(base.p50)},\n` +
-        `    so the channel's own work ${own < 0 ? "-" : ""}${formatTime(Math.abs(own))} per trip (negative: noise) (${(base.p50 / res["port-on"].p50).toFixed(2)}× the mechanism's time);\n` +
+        `    so the channel's own work ${own < 0 ? `-${formatTime(-own)} (noise)` : formatTime(own)} per trip (${(base.p50 / res["port-on"].p50).toFixed(2)}× the mechanism's time);\n` +
         `    empty-message trips: MessagePort on() ${formatTime(res["hop-port-on"].p50)}, Worker postMessage ` +
         `${formatTime(res["hop-worker"].p50)};\n` +
         `    ring path, this thread (no wake-up): post ${formatTime(f.post)} + receive ${formatTime(f.receive)} per message\n`,
