@@ -37,10 +37,14 @@ const driverUrl = new URL("./workers/channel-driver.mjs", import.meta.url);
 const quick = settings.quick;
 const oneCore = (os.availableParallelism?.() ?? os.cpus().length) === 1;
 
+// `hop`: the case's round trip is also measured over the channel's own wake-up mechanism (see hopFloor).
+// Under Bun a 3 MB trip takes ~50-500 µs (its postMessage shares strings) with GC pauses in between: 30
+// trips (10 a round) gave medians that moved 5× between runs, so it takes 300 there.
+const isBun = typeof globalThis.Bun !== "undefined";
 const cases = [
-  { name: "string 11 chars", value: "hello world", rt: 4000, tp: 100_000 },
-  { name: "string 14 KB", value: getCase("string 14 KB").value, rt: 2000, tp: 20_000 },
-  { name: "string 3 MB", value: getCase("string 3 MB").value, rt: 30, tp: 40 },
+  { name: "string 11 chars", value: "hello world", rt: 4000, tp: 100_000, hop: true },
+  { name: "string 14 KB", value: getCase("string 14 KB").value, rt: 2000, tp: 20_000, hop: true },
+  { name: "string 3 MB", value: getCase("string 3 MB").value, rt: isBun ? 300 : 30, tp: 40 },
   { name: "[100 objects]", value: getCase("[100 objects]").value, rt: 3000, tp: 30_000, floor: true },
 ];
 const allTransports = [
@@ -67,7 +71,21 @@ const labels = {
   port: "MessageChannel",
   "w2w-structura": "structura, worker↔worker",
   "w2w-port": "MessagePort, worker↔worker",
+  "port-on": "floor: MessagePort, on('message') both sides",
+  "hop-port-on": "floor: same, empty message (0)",
+  "hop-worker": "floor: Worker postMessage, empty message (0)",
 };
+/**
+ * The parked hop's floor, measured beside the `hop` cases (round trips only, same interleaved rounds):
+ * a reader parked in its event loop is woken by a message on the channel's MessagePort, which the end
+ * reads with Node's `on("message")` (no MessageEvent); on that path a string of up to 64 K units is
+ * itself that message (a RAW record, see docs/channel.md, Wake-ups). So "port-on" (the same value over a
+ * bare MessageChannel read the same way) is what a parked channel trip cannot undercut, and structura's
+ * RT minus it is the channel's own work per trip. The empty-message trips show the wake-up alone, by
+ * the channel's mechanism and by `Worker.postMessage` (the baseline): their difference is how much of
+ * the race is decided before the channel does anything.
+ */
+const hopTransports = ["port-on", "hop-port-on", "hop-worker"];
 
 /** Runs one measurement inside a driver worker (the worker↔worker transports). */
 function inDriver(transport, kind, value, n, rounds, warmup) {
@@ -88,6 +106,11 @@ function inDriver(transport, kind, value, n, rounds, warmup) {
  * after one more such run.
  */
 async function measureRound(t, value, rt, warmup, tp) {
+  if (hopTransports.includes(t)) {
+    const v = t.startsWith("hop-") ? 0 : value;
+    const transport = t.startsWith("hop-") ? t.slice(4) : t;
+    return { ...(await roundTrip(createChannel, distUrl, transport, v, rt, warmup)), rate: Number.NaN };
+  }
   if (t.startsWith("w2w-")) {
     return {
       ...(await inDriver(t, "rt", value, rt, 1, warmup)),
@@ -139,10 +162,9 @@ async function measureAll(ts, value, rt, tp) {
  * the reader receives, so the rate is at most 1 / post; on one core both run on it, so at most
  * 1 / (post + receive).
  */
-function floorOf(value) {
+function floorOf(value, batch = 200) {
   const bytes = serialize(value);
   const batches = quick ? 2 : 10;
-  const batch = 200;
   const n = batches * batch;
   const enc = [];
   const dec = [];
@@ -176,6 +198,7 @@ function floorOf(value) {
 }
 
 function formatRate(r) {
+  if (Number.isNaN(r)) return "—";
   if (r >= 1e6) return `${(r / 1e6).toFixed(2)} M/s`;
   if (r >= 1e3) return `${(r / 1e3).toFixed(1)} k/s`;
   return `${r.toFixed(1)} /s`;
@@ -204,17 +227,19 @@ for (const c of cases) {
   if (!matchesFilter(c.name)) continue;
   const rt = quick ? Math.max(10, c.rt >> 4) : c.rt;
   const tp = quick ? Math.max(10, c.tp >> 4) : c.tp;
-  const res = (results[c.name] = await measureAll(transports, c.value, rt, tp));
+  const ts = c.hop && !quick ? [...transports, ...hopTransports] : transports;
+  const res = (results[c.name] = await measureAll(ts, c.value, rt, tp));
   const base = res.structura;
   console.log(`${c.name}  (round trip ×${rt}, one-way ×${tp})`);
   const rows = [
     ["transport", "RT p50", "RT mean", "RT p99", "one-way", "RT p50 vs structura", "one-way vs structura"],
   ];
-  for (const t of transports) {
+  for (const t of ts) {
     const r = res[t];
     // worker↔worker rows compare with structura worker↔worker.
     const b = t.startsWith("w2w-") ? res["w2w-structura"] : base;
     const isBase = t === "structura" || t === "w2w-structura";
+    const hop = hopTransports.includes(t);
     rows.push([
       labels[t],
       formatTime(r.p50),
@@ -222,10 +247,25 @@ for (const c of cases) {
       formatTime(r.p99),
       formatRate(r.rate),
       isBase ? "baseline" : formatRatio(r.p50 / b.p50),
-      isBase ? "baseline" : formatRatio(b.rate / r.rate),
+      isBase || hop ? (isBase ? "baseline" : "—") : formatRatio(b.rate / r.rate),
     ]);
   }
   table(rows);
+  if (res["port-on"] !== undefined) {
+    // The channel's post + receive of this value, both ends in this thread (the reader awake: the ring
+    // path, what a trip costs the channel when no wake-up is needed), a batch that fits the ring.
+    const f = floorOf(c.value, c.value.length > 1024 ? 16 : 200);
+    const own = base.p50 - res["port-on"].p50;
+    const vsWorker = res.worker === undefined ? "" : `; Worker postMessage ${formatTime(res.worker.p50)}`;
+    console.log(
+      `  parked-hop floor: the same value over the channel's mechanism ${formatTime(res["port-on"].p50)}` +
+        `${vsWorker}; structura ${formatTime(base.p50)},\n` +
+        `    so the channel's own work ${own < 0 ? `-${formatTime(-own)} (noise)` : formatTime(own)} per trip (${(base.p50 / res["port-on"].p50).toFixed(2)}× the mechanism's time);\n` +
+        `    empty-message trips: MessagePort on() ${formatTime(res["hop-port-on"].p50)}, Worker postMessage ` +
+        `${formatTime(res["hop-worker"].p50)};\n` +
+        `    ring path, this thread (no wake-up): post ${formatTime(f.post)} + receive ${formatTime(f.receive)} per message\n`,
+    );
+  }
   if (c.floor) {
     const f = (res.floor = floorOf(c.value));
     const two = 1e9 / f.post;

@@ -30,15 +30,20 @@ export async function connect(createChannel, distUrl, transport, mode, count) {
     listen = (fn) => {
       end.onmessage = (e) => fn(e.data);
     };
-  } else if (transport === "port") {
+  } else if (transport === "port" || transport === "port-on") {
     const { port1, port2 } = new MessageChannel();
     mainPort = port1;
     data.port = port2;
     transferList.push(port2);
     post = (v) => port1.postMessage(v);
-    listen = (fn) => {
-      port1.onmessage = (e) => fn(e.data);
-    };
+    // "port-on": the channel's own doorbell mechanism, a MessageChannel port read with Node's
+    // `on("message")` (no MessageEvent) on both sides, as a channel end does where the port has `on`.
+    listen =
+      transport === "port-on" && typeof port1.on === "function"
+        ? (fn) => port1.on("message", fn)
+        : (fn) => {
+            port1.onmessage = (e) => fn(e.data);
+          };
   }
   const worker = new Worker(peerUrl, { workerData: data, transferList });
   if (transport === "worker") {

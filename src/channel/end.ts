@@ -328,12 +328,11 @@ export class ChannelEnd<T = unknown> {
     try {
       for (;;) {
         while (!this.#paused()) {
-          const got = this.#in.readOne(false);
-          if (got === null) break;
+          if (!this.#in.readOne(false)) break;
           this.#deliveredSinceSleep = true;
           // What we sent has been answered (or we are simply receiving): no reply to poll for now.
           this.#sentSinceSleep = false;
-          this.#deliver(got.value);
+          this.#deliver(this.#in.take());
           if (this.#closeEmitted) return;
         }
         const rx = this.#rx;
@@ -390,7 +389,7 @@ export class ChannelEnd<T = unknown> {
     }
     const deadline = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
     for (;;) {
-      let got: { value: T } | null;
+      let got: boolean;
       try {
         got = this.#in.readOne(true);
       } catch (error) {
@@ -398,7 +397,7 @@ export class ChannelEnd<T = unknown> {
         this.#fail(typed);
         throw typed;
       }
-      if (got !== null) return { message: got.value };
+      if (got) return { message: this.#in.take() };
       if (this.#error !== undefined) throw this.#error;
       if (this.#closed) throw closedError();
       if (this.#sender.hasQueued) this.#sender.flush();

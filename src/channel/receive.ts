@@ -225,16 +225,31 @@ export class Receiver<T> {
   }
 
   /**
-   * Reads the next ready message. Returns null when none is ready (or the next one is a port message
-   * that has not arrived yet: `waitingForPort`). `pull`: see #takePort (receiveSync pulls).
+   * The message readOne just read, until take() hands it over (a field, not a `{ value }` wrapper per
+   * message: the ring path allocates nothing of its own per message).
    */
-  readOne(pull: boolean): { value: T } | null {
+  #value: T | undefined = undefined;
+
+  /** Hands over the message readOne just read (and forgets it: nothing here keeps it alive). */
+  take(): T {
+    const value = this.#value as T;
+    this.#value = undefined;
+    return value;
+  }
+
+  /**
+   * Reads the next ready message (then `take()` it). Returns false when none is ready (or the next
+   * one is a port message that has not arrived yet: `waitingForPort`). `pull`: see #takePort
+   * (receiveSync pulls).
+   */
+  readOne(pull: boolean): boolean {
     const rx = this.rx;
     if (rx === null) {
       const p = this.#inboxHead(this.#recvSeq);
-      if (p === undefined) return null;
+      if (p === undefined) return false;
       this.#recvSeq = (this.#recvSeq + 1) | 0;
-      return { value: this.#decodePayload(p) };
+      this.#value = this.#decodePayload(p);
+      return true;
     }
     // A loop, not recursion: a peer that died (or lies) may leave any number of port records whose
     // messages never come, and each is skipped in turn (issue 12 item 8: 50,000 overflowed the stack).
@@ -248,9 +263,12 @@ export class Receiver<T> {
           // A gap: the messages between never came (see #shapesLost).
           if (p.s !== this.#recvSeq) this.#shapesLost = true;
           this.#recvSeq = (p.s + 1) | 0;
-          if (this.#payloadReadable(p)) return { value: this.#decodePayload(p) };
+          if (this.#payloadReadable(p)) {
+            this.#value = this.#decodePayload(p);
+            return true;
+          }
         }
-        return null;
+        return false;
       }
       // Bytes published and not yet read. The peer writes HEAD; a value more than a ring ahead (or
       // behind) would let the checks below accept records nobody published.
@@ -294,7 +312,7 @@ export class Receiver<T> {
           }
           this.tail = tail;
           this.waitingForPort = true;
-          return null;
+          return false;
         }
         this.waitingForPort = false;
         tail = (tail + RECORD_HEADER) | 0;
@@ -352,7 +370,8 @@ export class Receiver<T> {
         }
       }
       this.#recvSeq = (this.#recvSeq + 1) | 0;
-      return { value };
+      this.#value = value;
+      return true;
     }
   }
 
