@@ -132,18 +132,11 @@ function nextChunk(): void {
 function mergeFull(): void {
   const map = old ?? new Map<object, number>();
   const last = full.length - 1;
-  for (let k = 0; k < last; k++) {
-    const chunk = full[k]!;
-    if (chunk instanceof Map) {
-      // A chunk turned into a Map already holds reference indices.
-      for (const [object, index] of chunk) map.set(object, index);
-    } else {
-      let index = merged + k * CHUNK;
-      for (const object of chunk) map.set(object, index++);
-    }
-  }
+  // A chunk's objects, Set or Map, are in insertion order, which is the reference order.
+  let index = merged;
+  for (let k = 0; k < last; k++) for (const object of full[k]!.keys()) map.set(object, index++);
   old = map;
-  merged += last * CHUNK;
+  merged = index;
   full = [full[last]!];
 }
 
