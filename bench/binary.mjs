@@ -350,6 +350,97 @@ if (!isBun) {
   }
 }
 
+// Record cases, serialize alone: what structura pays per message that new Packr() does not, each
+// measured on its own over the objects the writer numbers (every object value: records, arrays, Dates).
+// - identity: shared references and cycles need an exact table. The writer's (write-identity.ts) is a
+//   Set of at most 4,096 objects per chunk (a larger Set's table leaves V8's young generation and costs
+//   ~10x per add), and each new object is looked up in every full chunk first: from 4,097 objects on,
+//   a lookup per full chunk per object. Measured here the same way.
+// - the proxy check before any trap can run: util.types.isProxy, a host call per object;
+// - Object.keys per array (holes and extra properties);
+// - the result's own ArrayBuffer of exactly its bytes (msgpackr returns a view into its shared buffer).
+// "rest" is structura's serialize mean less those floors: the writing itself, to set against msgpackr's
+// whole serialize. The benchmark encodes the same value again and again, so its objects carry V8's
+// identity hash after the first call and every lookup in a full chunk is a real probe.
+function numbered(v, objects = [], arrays = []) {
+  if (typeof v !== "object" || v === null) return { objects, arrays };
+  objects.push(v);
+  if (v instanceof Date || ArrayBuffer.isView(v) || v instanceof Map || v instanceof Set) {
+    return { objects, arrays };
+  }
+  if (Array.isArray(v)) arrays.push(v);
+  for (const k in v) numbered(v[k], objects, arrays);
+  return { objects, arrays };
+}
+
+function chunkedIdentity(objects) {
+  return () => {
+    const full = [];
+    let seen = new Set();
+    let repeats = 0;
+    for (let i = 0; i < objects.length; i++) {
+      const o = objects[i];
+      let found = false;
+      for (let k = 0; k < full.length; k++) {
+        if (full[k].has(o)) {
+          found = true;
+          break;
+        }
+      }
+      if (found) repeats++;
+      else {
+        const size = seen.size;
+        seen.add(o);
+        if (seen.size === size) repeats++;
+        else if (seen.size === 4096) {
+          full.push(seen);
+          seen = new Set();
+        }
+      }
+    }
+    return repeats;
+  };
+}
+
+if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
+  const { types } = await import("node:util");
+  const lines = [];
+  for (const c of cases.filter((c) => c.records)) {
+    const own = suite.mean(`${c.name} · serialize`, "structura");
+    const peer = suite.mean(`${c.name} · serialize`, "msgpackr");
+    if (!own || !peer) continue;
+    const { objects, arrays } = numbered(c.value);
+    const identity = meanOf(chunkedIdentity(objects));
+    const proxy = meanOf(() => {
+      let n = 0;
+      for (let i = 0; i < objects.length; i++) if (types.isProxy(objects[i])) n++;
+      return n;
+    });
+    const keys = meanOf(() => {
+      let n = 0;
+      for (let i = 0; i < arrays.length; i++) n += Object.keys(arrays[i]).length;
+      return n;
+    });
+    const size = serialize(c.value).length;
+    const scratch = new Uint8Array(size);
+    const result = meanOf(() => {
+      const out = new Uint8Array(size);
+      out.set(scratch);
+      return out;
+    });
+    const floors = identity + proxy + keys + result;
+    const rest = Math.max(0, own - floors);
+    lines.push(
+      `  ${c.name}: serialize structura ${formatTime(own)}, msgpackr ${formatTime(peer)}; identity table (${objects.length} objects, ${Math.floor(objects.length / 4096)} full chunks) ${formatTime(identity)}, isProxy per object ${formatTime(proxy)}, Object.keys of ${arrays.length} arrays ${formatTime(keys)}, result buffer (${size} B) ${formatTime(result)}: ${formatTime(floors)} in all; rest ${formatTime(rest)} (${((100 * rest) / peer).toFixed(0)}% of msgpackr's)`,
+    );
+  }
+  if (lines.length > 0) {
+    console.log("serialize floors: what exactness costs on record cases (Node; means)");
+    for (const line of lines) console.log(line);
+    console.log("");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // targets
 

@@ -67,6 +67,61 @@ describe("binary identity across the encoder's chunks", () => {
     }
   });
 
+  // Past 32 full chunks the encoder moves the full chunks but the last into one Map, and each later full
+  // chunk joins it (write-identity.ts MERGE_AT). The message below crosses that point and several merges
+  // after it: repeats of objects from merged chunks (one of them a chunk already turned into a Map by a
+  // repeat), views whose number falls on a chunk boundary after the merges, and a cycle to the root.
+  it("a message of more than 32 chunks: repeats from merged chunks, views on boundaries, a cycle", () => {
+    const total = 36 * CHUNK;
+    const root: { items: unknown[]; self?: unknown } = { items: [] };
+    const items = root.items;
+    const early = { early: true };
+    items.push(early); // #2 (root #0, items #1)
+    for (let i = 0; i < CHUNK; i++) items.push({ i });
+    items.push(early); // a repeat inside chunk 0, which becomes a Map before it is merged
+    const views: Uint8Array[] = [];
+    // The next reference number: root #0, items #1, early #2, the objects after it; a view takes two (its
+    // buffer is numbered before it). A view whose own claim fills a chunk sits on its boundary.
+    let num = 3 + CHUNK;
+    while (items.length < total) {
+      if (num > 33 * CHUNK && num % CHUNK === CHUNK - 1) {
+        const view = new Uint8Array(new ArrayBuffer(4), 1, 2);
+        views.push(view);
+        items.push(view);
+        num += 2;
+      } else {
+        items.push({ i: items.length, parent: root });
+        num++;
+      }
+    }
+    const picks = [3, 100, CHUNK + 5, 10 * CHUNK, 31 * CHUNK + 7, 33 * CHUNK + 1];
+    for (const at of picks) items.push(items[at]);
+    items.push(early, ...views);
+    root.self = root;
+    const out = deserialize<typeof root>(serialize(root));
+    const got = out.items;
+    expect(out.self).toBe(out);
+    expect(got.length).toBe(items.length);
+    expect(got[0]).toEqual({ early: true });
+    expect(got[CHUNK + 1]).toBe(got[0]);
+    expect(got[got.length - views.length - 1]).toBe(got[0]);
+    picks.forEach((at, k) => {
+      expect(got[total + k]).toBe(got[at]);
+      expect(got[at]).toEqual(items[at] instanceof Uint8Array ? items[at] : expect.anything());
+    });
+    expect((got[20 * CHUNK] as { parent: unknown }).parent).toBe(out);
+    expect((got[20 * CHUNK] as { i: number }).i).toBe(20 * CHUNK);
+    expect(views.length).toBeGreaterThan(1);
+    views.forEach((_, k) => {
+      const first = got.indexOf(got[got.length - views.length + k]);
+      const view = got[first] as Uint8Array;
+      expect(view).toBeInstanceOf(Uint8Array);
+      expect(view.byteOffset).toBe(1);
+      expect(view.buffer.byteLength).toBe(4);
+      expect(first).toBeLessThan(total);
+    });
+  }, 60_000);
+
   it("a cycle through a large message", () => {
     const root: { items: unknown[]; self?: unknown } = { items: [] };
     for (let i = 0; i < 2 * CHUNK; i++) root.items.push({ parent: root, i });
