@@ -38,8 +38,10 @@ import {
   COMPILE_IN_CALL,
   compileFor,
   FEW_SHAPES,
+  firstGuess,
   type Shape,
   sameKeys,
+  setFirstGuess,
   shapeFor,
   starve,
   WAITING,
@@ -197,6 +199,15 @@ function cloneRecord(value: object, state: CloneState, checked: boolean): object
       }
       return copyWithShape(next, value, state, false);
     }
+  } else if (last === null && !checked) {
+    // The call's first record: guessed to have the shape the last call's first record had (values
+    // cloned call after call), confirmed by for-in as above.
+    const guess = firstGuess();
+    if (guess !== null && hasKeys(value, guess.keys)) {
+      state.lastShape = guess;
+      state.shapesMet++;
+      return copyWithShape(guess, value, state, false);
+    }
   }
   const keys = keysOf(value);
   const shape = recentShape(keys, state);
@@ -252,6 +263,7 @@ function ringShape(keys: string[], state: CloneState, last: Shape | null): Shape
       // The call's first shape: no ring yet.
       const first = shapeFor(keys);
       state.lastShape = first;
+      if (first !== null) setFirstGuess(first);
       return first;
     }
     shapes = emptyRing();

@@ -95,10 +95,25 @@ let starved = 0;
 let restartAfter = 1 << 18;
 const MAX_RESTART_AFTER = 1 << 24;
 
+/**
+ * The shape of the first record the last call met: the guess for the next call's first record (see
+ * cloneRecord in ./clone.ts). A value cloned call after call (`{ a: 123 }`, the root of a response, the
+ * first element of an array of records) then needs no key list and no cache lookup for it. One shape,
+ * dropped when the cache starts afresh.
+ */
+let firstShape: Shape | null = null;
+export function firstGuess(): Shape | null {
+  return firstShape;
+}
+export function setFirstGuess(shape: Shape): void {
+  firstShape = shape;
+}
+
 /** Counts a record copied by the generic loop because a bound was reached; may restart the cache. */
 export function starve(): void {
   if (++starved < restartAfter) return;
   mapClear.call(byFirstKey);
+  firstShape = null;
   shapeCount = 0;
   cachedChars = 0;
   compiledKeys = 0;

@@ -88,6 +88,36 @@ describe("clone shape cache", () => {
     expect(Object.keys(copy[15]!)).toEqual(["b", "a"]);
   });
 
+  it("a call's first record, guessed from the last call's, is confirmed: Object.prototype's keys are not own", () => {
+    // Calls whose first record is [a, b] make that the next call's guess; then first records whose own
+    // keys are a prefix of it while Object.prototype has an enumerable `b` (for-in yields [a, b]), one
+    // with an own non-enumerable `b`, one with the keys in the other order, and a wider one.
+    for (let i = 0; i < 4; i++) expect(clone({ a: i, b: `v${i}` })).toEqual({ a: i, b: `v${i}` });
+    const hidden = { a: "hidden" };
+    Object.defineProperty(hidden, "b", { value: 1, enumerable: false });
+    const firsts: object[] = [{ a: "prefix" }, hidden, { b: 3, a: 4 }, { a: 1, b: 2, c: 3 }, { a: "again" }];
+    const proto = Object.prototype as Record<string, unknown>;
+    const copies: object[] = [];
+    const natives: object[] = [];
+    try {
+      proto.b = "inherited";
+      for (const first of firsts) {
+        // Twice each: the first call makes it the guess of the second.
+        for (let k = 0; k < 2; k++) {
+          copies.push(clone([first, { a: 0, b: 1 }])[0]!);
+          natives.push(structuredClone([first])[0]!);
+        }
+      }
+    } finally {
+      delete proto.b;
+    }
+    expect(copies.map((o) => Object.keys(o))).toEqual(natives.map((o) => Object.keys(o)));
+    for (let i = 0; i < copies.length; i++) {
+      expect(Object.hasOwn(copies[i]!, "b")).toBe(Object.hasOwn(natives[i]!, "b"));
+      expect(isDeepStrictEqual(copies[i], natives[i])).toBe(true);
+    }
+  });
+
   it("the shape guessed from the one before is confirmed key by key: prefixes, extensions, other orders", () => {
     // Each record's guess is the shape that followed the previous record's shape the last time, so a
     // second pass over the same sequence guesses right, and a third over a shifted one guesses a shape

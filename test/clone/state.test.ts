@@ -79,4 +79,31 @@ describe("clone state", () => {
     expect(sets).toBe(0);
     expect(copy).toEqual(native);
   });
+
+  it("finds the first object again while it is the only one, then after the list and the Map take over", () => {
+    // The first object remembered is kept in fields of its own, not in the list or the Map: a cycle back
+    // to it must be found whichever holds the later objects.
+    const alone: Record<string, unknown> = { n: 1 };
+    alone.self = alone;
+    const one = clone(alone);
+    expect(one.self).toBe(one);
+    expect(one).not.toBe(alone);
+    for (const count of [1, 7, 8, 9, 31, 32, 33, 40]) {
+      const root: { items: { id: number; up: unknown }[]; self?: unknown } = { items: [] };
+      for (let i = 0; i < count; i++) root.items.push({ id: i, up: root });
+      root.self = root;
+      const copy = clone(root);
+      expect(copy.self).toBe(copy);
+      for (let i = 0; i < count; i++) expect(copy.items[i]!.up).toBe(copy);
+      expect(copy.items[0]).not.toBe(root.items[0]);
+    }
+    // A shared array as the first object, met again deep inside.
+    const shared: unknown[] = [1, 2];
+    const outer = [shared, ...Array.from({ length: 40 }, (_, i) => ({ i, shared }))];
+    shared.push(outer);
+    const copy = clone(outer) as unknown[];
+    const inner = copy[0] as unknown[];
+    expect(inner[2]).toBe(copy);
+    expect((copy[40] as { shared: unknown }).shared).toBe(inner);
+  });
 });
