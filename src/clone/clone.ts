@@ -94,6 +94,8 @@ const setAdd = Set.prototype.add;
 const typedArraySet = (getPrototypeOf(Uint8Array.prototype) as { set: (source: ArrayLike<number>) => void })
   .set;
 
+let stateAnchored = false;
+
 export function clone<T>(value: T, options?: CloneOptions): T {
   // WebIDL: `value` is a required argument. Only counted when it is undefined, so the hot path never
   // touches `arguments`.
@@ -121,7 +123,11 @@ export function clone<T>(value: T, options?: CloneOptions): T {
   // The transfer list is converted (a WebIDL sequence<object>) and checked for types and duplicates
   // before anything is serialized; whether its buffers are detached is checked after (see transfer.ts).
   const plan = transfer === undefined ? null : prepareTransfer(transfer);
-  anchorCloneState();
+  // Anchored once (a flag is cheaper than asking the class each call: see anchorCloneState).
+  if (!stateAnchored) {
+    anchorCloneState();
+    stateAnchored = true;
+  }
   const state = new CloneState(plan);
   let result: unknown;
   try {
