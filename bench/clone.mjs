@@ -558,7 +558,7 @@ function printFloors() {
     else if (s < floor)
       verdict = `UNDER its floor (structura ${formatRatio(s / floor)} of it): not a lower bound here, the gap is unexplained; ${formatRatio(s / need)} the time needed (${by})`;
     else if (floor >= need)
-      verdict = `floor-bound: the exact floor is ${formatRatio(floor / need)} the time needed (${by})`;
+      verdict = `floor-bound: the exact floor is ${formatRatio(floor / need)} the time needed (${by}); structura ${formatRatio(s / floor)} the floor`;
     else
       verdict = `above the floor: structura ${formatRatio(s / floor)} the floor, ${formatRatio(s / need)} the time needed (${by})`;
     rows.push([
