@@ -11,6 +11,15 @@
 // stringify, "floor+ids": that floor plus numbering every object in an identity Map, the least any
 // writer that keeps shared references with a Map does (flatted does it too, for strings as well).
 //
+// Parse floors (floors.mjs; what bounds parse, each a complete result, checked by `node
+// bench/vitest-blob/floors.mjs --check`): "floor" JSON.parse of structura's text alone; "ideal v3"
+// JSON.parse of it plus a hydration of format v3 written by hand for this blob's shapes (constructors
+// compiled before timing, no checks, only the object and long-string tables the format needs);
+// "ideal pw" the same hydration with the text read piecewise, as structura's reader does; "dv floor"
+// JSON.parse of devalue's text alone; "dv ideal" JSON.parse of it plus the least hydration of devalue's
+// format. No row parses its input before the call (a parse before it would hand the call a grown heap).
+// `FRESH_OPS=parse` (or `stringify`) runs one half only.
+//
 // "Fresh memory" is the median count of minor page faults during the call, × 4 KiB: memory the process
 // touched for the first time (new heap pages, the text, tables). On the 2-core VM where these figures
 // were taken a fault costs tens of µs (system time): fresh memory is a large share of every row's time.
@@ -40,6 +49,7 @@ if (process.argv[2] === "--child") {
   const text = await import("../../dist/text.js");
   const flatted = await import("flatted");
   const devalue = await import("devalue");
+  const { idealDevalue, idealV3, shapeTableOf } = await import("./floors.mjs");
   const libs = { structura: text, flatted, devalue };
   let fn;
   if (lib === "floor+ids") {
@@ -53,9 +63,32 @@ if (process.argv[2] === "--child") {
     };
   } else if (lib === "floor") {
     const ours = text.stringify(value);
-    const tree = JSON.parse(ours);
-    const input = flat(ours);
-    fn = op === "stringify" ? () => flat(JSON.stringify(tree)) : () => JSON.parse(input);
+    if (op === "stringify") {
+      const tree = JSON.parse(ours);
+      fn = () => flat(JSON.stringify(tree));
+    } else {
+      // No JSON.parse before the call: it would hand the call a grown heap whose pages are touched.
+      const input = flat(ours);
+      fn = () => JSON.parse(input);
+    }
+  } else if (lib === "ideal v3") {
+    // JSON.parse of our text + the least hydration of format v3 (floors.mjs), compiled before timing.
+    const input = flat(text.stringify(value));
+    const { hydrate } = idealV3(shapeTableOf(input));
+    fn = () => hydrate(JSON.parse(input));
+  } else if (lib === "ideal pw") {
+    // The same hydration with the text read piecewise, as structura's spine.ts does (floors.mjs).
+    const input = flat(text.stringify(value));
+    const { pw } = idealV3(shapeTableOf(input));
+    fn = () => pw(input);
+  } else if (lib === "dv floor") {
+    // JSON.parse of devalue's text alone.
+    const input = flat(devalue.stringify(value));
+    fn = () => JSON.parse(input);
+  } else if (lib === "dv ideal") {
+    // JSON.parse of devalue's text + the least hydration of devalue's format (floors.mjs).
+    const input = flat(devalue.stringify(value));
+    fn = () => idealDevalue(input);
   } else if (lib === "JSON") {
     const acyclic = acyclicBlob(value);
     const json = flat(JSON.stringify(acyclic));
@@ -103,7 +136,11 @@ function objectsOf(root) {
 const runs = Number(process.argv[2]) || 5;
 // The children read the cached blob; write it first on a machine that has none (as bench/text.mjs does).
 await (await import("./generate.mjs")).ensureBlob();
-const allRows = ["structura", "flatted", "devalue", "JSON", "floor", "floor+ids"];
+const rowsOf = {
+  stringify: ["structura", "flatted", "devalue", "JSON", "floor", "floor+ids"],
+  parse: ["structura", "flatted", "devalue", "JSON", "floor", "ideal v3", "ideal pw", "dv floor", "dv ideal"],
+};
+const ops = (process.env.FRESH_OPS ?? "stringify,parse").split(",");
 const median = (a) => {
   const s = [...a].sort((x, y) => x - y);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -112,10 +149,10 @@ console.log(
   `vitest blob, one call per fresh process, ${runs} processes per row; node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)} at start`,
 );
 const results = {};
-for (const op of ["stringify", "parse"]) {
+for (const op of ops) {
   results[op] = {};
   // Interleaved: one process of each row in turn, so load changes touch every row alike.
-  const rows = op === "stringify" ? allRows : allRows.slice(0, -1);
+  const rows = rowsOf[op];
   const samples = Object.fromEntries(rows.map((r) => [r, []]));
   for (let i = 0; i < runs; i++) {
     for (const lib of rows) {
@@ -140,30 +177,38 @@ for (const op of ["stringify", "parse"]) {
 }
 
 const line = (label, ok, detail) => console.log(`  ${ok ? "PASS" : "MISS"}  ${label.padEnd(44)} ${detail}`);
+const ratio = (r, a, b) => `${(r[a].wall / r[b].wall).toFixed(2)}× (${(r[a].cpu / r[b].cpu).toFixed(2)}×)`;
 console.log("\ntargets (wall; cpu in brackets; the engine floor alone after it)");
 for (const [op, other, factor] of [
   ["stringify", "flatted", 3],
   ["parse", "devalue", 2],
 ]) {
   const r = results[op];
-  const f = (k) => r[other][k] / r.structura[k];
-  const fl = (k) => r[other][k] / r.floor[k];
+  if (r === undefined) continue;
   line(
     `${op} ≥ ${factor}× faster than ${other}`,
-    f("wall") >= factor,
-    `${f("wall").toFixed(2)}× (${f("cpu").toFixed(2)}×); floor ${fl("wall").toFixed(2)}× (${fl("cpu").toFixed(2)}×)` +
-      (r["floor+ids"]
-        ? `; floor+ids ${(r[other].wall / r["floor+ids"].wall).toFixed(2)}× (${(r[other].cpu / r["floor+ids"].cpu).toFixed(2)}×)`
-        : ""),
+    r[other].wall / r.structura.wall >= factor,
+    `${ratio(r, other, "structura")}; floor ${ratio(r, other, "floor")}` +
+      (r["floor+ids"] ? `; floor+ids ${ratio(r, other, "floor+ids")}` : "") +
+      (r["ideal v3"] ? `; ideal v3 ${ratio(r, other, "ideal v3")}` : ""),
   );
 }
-for (const op of ["stringify", "parse"]) {
+for (const op of ops) {
   const r = results[op];
-  const f = (k) => r.structura[k] / r.JSON[k];
-  const fl = (k) => r.floor[k] / r.JSON[k];
   line(
     `${op} within 2× of JSON (acyclic)`,
-    f("wall") <= 2,
-    `${f("wall").toFixed(2)}× JSON's time (${f("cpu").toFixed(2)}×); floor ${fl("wall").toFixed(2)}× (${fl("cpu").toFixed(2)}×)`,
+    r.structura.wall / r.JSON.wall <= 2,
+    `${ratio(r, "structura", "JSON")} JSON's time; floor ${ratio(r, "floor", "JSON")}`,
   );
+}
+const r = results.parse;
+if (r !== undefined) {
+  // What bounds parse: each format's floor (JSON.parse of its text + the least hydration its format
+  // needs, floors.mjs) against devalue itself, and structura's distance to its own format's floor.
+  console.log("\nparse floors (devalue's time over the row's; structura's time over the row's)");
+  for (const row of ["floor", "ideal v3", "ideal pw", "dv floor", "dv ideal"]) {
+    console.log(
+      `  ${row.padEnd(10)} devalue/row ${ratio(r, "devalue", row).padEnd(18)} structura/row ${ratio(r, "structura", row)}`,
+    );
+  }
 }
