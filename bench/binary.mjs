@@ -458,6 +458,8 @@ if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
 //   JavaScript construction of a record; (b) the strings: each made again from its UTF-8 bytes in one
 //   buffer, an ASCII one by an ASCII check and a slice of a 2 KiB Latin-1 block (blockFloor), any
 //   other by one Buffer#utf8Slice; (c) a typed array's payload copied into a fresh buffer.
+// structura's reader interns short strings (read-ascii.ts), so on a message decoded again and again (as
+// here) it may make fewer strings than (b) counts: a deserialize below its floors is that.
 // A side at or near its floors cannot be cut further by the writer or the reader alone; "floors
 // together" sets the floors of both sides against the peers' round trips.
 
@@ -574,6 +576,30 @@ function buildFromTape({ ops, args, leaves, factories }) {
   const stack = new Array(ops.length).fill(null);
   const loop = new Function("ops", "args", "leaves", "factories", "stack", TAPE_LOOP);
   return () => loop(ops, args, leaves, factories, stack);
+}
+
+/** Every string of the value (keys of objects too: a decoder makes those as well, once per shape). */
+function stringsOf(v, out = [], keyLists = new Set()) {
+  if (typeof v === "string") out.push(v);
+  else if (typeof v === "object" && v !== null && !(v instanceof Date) && !ArrayBuffer.isView(v)) {
+    if (v instanceof Map) {
+      for (const [k, x] of v) {
+        stringsOf(k, out, keyLists);
+        stringsOf(x, out, keyLists);
+      }
+    } else if (v instanceof Set) for (const x of v) stringsOf(x, out, keyLists);
+    else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stringsOf(v[i], out, keyLists);
+    else {
+      const keys = Object.keys(v);
+      const id = keys.join("\u0000");
+      if (!keyLists.has(id)) {
+        keyLists.add(id);
+        for (const k of keys) out.push(k);
+      }
+      for (const k of keys) stringsOf(v[k], out, keyLists);
+    }
+  }
+  return out;
 }
 
 const fromCharCode = String.fromCharCode;
