@@ -341,8 +341,9 @@ type Utf8Write = (this: Uint8Array, s: string, offset: number, max: number) => n
 /**
  * Node's (and Bun's) `Buffer#utf8Write`, which takes any Uint8Array, else null. On Node it costs a
  * fraction of `TextEncoder#encodeInto` for the strings it is used on (64+ units): no subarray to
- * allocate and no `{ read, written }` result. It writes lone surrogates as U+FFFD, so it only sees
- * well-formed strings (as `encodeInto` does).
+ * allocate and no `{ read, written }` result. It writes lone surrogates as U+FFFD: `writeString` checks
+ * a string it wrote whose byte count is not its length (not all ASCII), and writes one with a lone
+ * surrogate again, as UTF-16 (`encodeInto` only sees strings checked before).
  */
 const hostUtf8Write: Utf8Write | null = (() => {
   const proto = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer?.prototype;
@@ -433,18 +434,31 @@ export function writeString(s: string): void {
     pos = p;
     return;
   }
-  if (!wellFormed(s)) {
-    writeUtf16(s);
-    return;
-  }
   const max = n * 3;
   const headerSize = max < 0x100 ? 2 : max < 0x10000 ? 3 : 5;
-  ensure(max + headerSize);
-  const start = pos;
-  const written =
-    hostUtf8Write !== null
-      ? hostUtf8Write.call(target, s, start + headerSize, max)
-      : textEncoder.encodeInto(s, target.subarray(start + headerSize)).written;
+  let written: number;
+  let start: number;
+  if (hostUtf8Write !== null) {
+    // Written first, checked after: `written === n` means every unit was ASCII (any other unit takes two
+    // bytes or more), so the string is well-formed without the isWellFormed call (a builtin call per
+    // string; URLs, titles and ids are mostly ASCII). Otherwise it is checked, and a string with a lone
+    // surrogate (which utf8Write turned into U+FFFD) is written again over it, as UTF-16.
+    ensure(max + headerSize);
+    start = pos;
+    written = hostUtf8Write.call(target, s, start + headerSize, max);
+    if (written !== n && !wellFormed(s)) {
+      writeUtf16(s);
+      return;
+    }
+  } else {
+    if (!wellFormed(s)) {
+      writeUtf16(s);
+      return;
+    }
+    ensure(max + headerSize);
+    start = pos;
+    written = textEncoder.encodeInto(s, target.subarray(start + headerSize)).written;
+  }
   if (headerSize === 2) {
     target[start] = STR8;
     target[start + 1] = written;
