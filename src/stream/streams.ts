@@ -447,12 +447,6 @@ export function decodeFrames<T = unknown>(
 }
 
 const NO_VALUES: unknown[] = [];
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
-/** %AsyncIteratorPrototype%: gives FrameValues `[Symbol.asyncIterator]` (and `asyncDispose` where the runtime has it). */
-const AsyncIteratorPrototype = Object.getPrototypeOf(
-  Object.getPrototypeOf(async function* () {}).prototype,
-) as object;
 
 /**
  * decodeFrames' iterator. It behaves as the async generator it replaces: requests are served in order
@@ -476,10 +470,14 @@ class FrameValues {
     private readonly options: DecodeStreamOptions | null | undefined,
   ) {}
 
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
   next(): Promise<IteratorResult<unknown, void>> {
     if (this.pending === null) {
       if (this.at < this.values.length) return Promise.resolve({ done: false, value: this.take() });
-      if (this.finished) return Promise.resolve(DONE);
+      if (this.finished) return Promise.resolve({ done: true, value: undefined });
     }
     return this.queue(() => this.pull());
   }
@@ -523,7 +521,7 @@ class FrameValues {
   private async pull(): Promise<IteratorResult<unknown, void>> {
     for (;;) {
       if (this.at < this.values.length) return { done: false, value: this.take() };
-      if (this.finished) return DONE;
+      if (this.finished) return { done: true, value: undefined };
       if (this.decoder === null) {
         try {
           this.decoder = makeDecoder(setup(this.options, STREAM_KEYS, "decodeFrames"));
@@ -568,7 +566,6 @@ class FrameValues {
     }
   }
 }
-Object.setPrototypeOf(FrameValues.prototype, AsyncIteratorPrototype);
 
 /**
  * Frames for values from any (async) iterable, e.g. to `Readable.from(...)` or `pipeline(...)`. Frames
