@@ -45,8 +45,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "the captured intrinsics of the error, transfer and Map/Set paths (+0.2 KB, session 17), the next-shape guess with its for-in check and the per-call compile rule (+0.2 KB, session 18: 256 rotating record types 0.80x main's time, 8 shapes 0.81x), the memory map's first object in fields, the call's first record guessed from the last call's, the state anchored behind a flag (+20 B, session 19: {a: 123} 84 -> 48 ns CPU), the value classifier (~3.5 KB gzip: src/core/types.ts with platform.ts, views.ts, error-parts.ts, each needed by the classification of one kind) + src/clone/clone.ts (~2.6 KB) + transfer and shapes",
   },
   "binary.deserialize": {
-    ceiling: 9450,
-    why: "src/binary/decode.ts alone is ~5.4 KB gzip (decoder, shape compiler, error messages, the Latin-1 block string path: +0.4 KB for amazon_cellphones 1.45x faster), plus the stream shape table's reader hooks and the shape tree's for-in walk shared with the writer (+67 B, session 16), plus the shared short-string table (read-ascii.ts, +0.3 KB: kept decoded graphs 57 instead of 80 bytes an object), plus an array's direct path to records by shape id (+6 B: [100 objects] decoded in 15-20% less CPU, strm4)",
+    ceiling: 9550,
+    why: "src/binary/decode.ts alone is ~5.4 KB gzip (decoder, shape compiler, error messages, the Latin-1 block string path: +0.4 KB for amazon_cellphones 1.45x faster), plus the stream shape table's reader hooks and the shape tree's for-in walk shared with the writer (+67 B, session 16), plus the shared short-string table (read-ascii.ts, +0.3 KB: kept decoded graphs 57 instead of 80 bytes an object), plus an array's direct path to records by shape id (+6 B: [100 objects] decoded in 15-20% less CPU, strm4), plus multi-byte numbers read from the bytes instead of a DataView made per message (+113 B: 100,000 stream records decoded in 15-20% less CPU, strm6)",
   },
   "binary.serialize": {
     ceiling: 12000,

@@ -31,10 +31,10 @@ import {
   aliases,
   copy,
   copyAliased,
-  dv,
   end,
   enter,
   fail,
+  float64At,
   isShared,
   leave,
   need,
@@ -136,7 +136,7 @@ export function readExtension(): unknown {
     }
     case X_NUMBER: {
       need(8);
-      const boxed = Object(dv().getFloat64(pos, true)) as object;
+      const boxed = Object(float64At(pos)) as object;
       skip(8);
       if (track) refs.push(boxed);
       return boxed;

@@ -186,6 +186,54 @@ describe("binary: copy: false", () => {
 });
 
 describe("binary: format details", () => {
+  it("reads every integer width, float64 and both date forms from bytes at any offset", () => {
+    const numbers = [
+      0,
+      127,
+      128,
+      255,
+      256,
+      65535,
+      65536,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32 - 1,
+      2 ** 32,
+      -1,
+      -16,
+      -17,
+      -128,
+      -129,
+      -32768,
+      -32769,
+      -(2 ** 31),
+      -(2 ** 31) - 1,
+      0.1,
+      -0.1,
+      -0,
+      1e308,
+      5e-324,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      Number.MAX_SAFE_INTEGER,
+    ];
+    const dates = [new Date(0), new Date(1_700_000_000_000), new Date(1_700_000_000_123), new Date(-1)];
+    const strings = ["x".repeat(300), "y".repeat(70_000)];
+    const value = [...numbers, ...dates, ...strings];
+    const bytes = serialize(value);
+    for (let offset = 0; offset < 8; offset++) {
+      // The message at every alignment inside a larger buffer, with bytes around it that are not its own.
+      const host = new Uint8Array(bytes.length + 16).fill(0xff);
+      host.set(bytes, offset);
+      const out = deserialize<unknown[]>(host.subarray(offset, offset + bytes.length));
+      for (let i = 0; i < numbers.length; i++)
+        expect(Object.is(out[i], numbers[i]), `${numbers[i]}`).toBe(true);
+      expect(out.slice(numbers.length, numbers.length + dates.length)).toEqual(dates);
+      expect(out.slice(numbers.length + dates.length)).toEqual(strings);
+    }
+  });
+
   it("writes repeated shapes once and keeps output compact", () => {
     const records = Array.from({ length: 100 }, (_, i) => ({ id: i, name: `item-${i}`, active: true }));
     const bytes = serialize(records);

@@ -789,3 +789,90 @@ describe("stream: encodeFrames from a Node Readable (read in flowing mode)", () 
     expect(chunks).toEqual([]);
   });
 });
+
+describe("stream: decodeFrames' iterator (values handed out without a generator)", () => {
+  const record = (i: number) => ({ i, name: `n-${i}` });
+  const chunksFor = (n: number) => {
+    const encoder = createEncoder();
+    return Array.from({ length: n }, (_, i) => encoder.encode(record(i)));
+  };
+  const BAD_FRAME = new Uint8Array([3, 0xff, 0xff, 0xff]);
+
+  it("is its own async iterator, and requests made together are answered in order", async () => {
+    const frames = decodeFrames(chunksFor(3));
+    expect(frames[Symbol.asyncIterator]()).toBe(frames);
+    const results = await Promise.all([frames.next(), frames.next(), frames.next(), frames.next()]);
+    expect(results).toEqual([
+      { done: false, value: record(0) },
+      { done: false, value: record(1) },
+      { done: false, value: record(2) },
+      { done: true, value: undefined },
+    ]);
+    expect(await frames.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("bad options reject at the first request, as a generator's would, not at the call", async () => {
+    const frames = decodeFrames(chunksFor(1), { format: "fromat" as "text" });
+    await expect(frames.next()).rejects.toThrow(FROMAT);
+    expect(await frames.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("a bad frame destroys a Node Readable source and ends the iteration", async () => {
+    const source = Readable.from([...chunksFor(2), BAD_FRAME, ...chunksFor(2)]);
+    const frames = decodeFrames(source);
+    expect((await frames.next()).value).toEqual(record(0));
+    expect((await frames.next()).value).toEqual(record(1));
+    const error = await frames.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DecodeError);
+    expect(source.destroyed).toBe(true);
+    expect(await frames.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("leaving a for await early lets a Readable or a ReadableStream go", async () => {
+    const readable = Readable.from(chunksFor(5));
+    for await (const value of decodeFrames(readable)) {
+      expect(value).toEqual(record(0));
+      break;
+    }
+    expect(readable.destroyed).toBe(true);
+    const web = streamOf(chunksFor(5));
+    for await (const value of decodeFrames(web)) {
+      expect(value).toEqual(record(0));
+      break;
+    }
+    expect(web.locked).toBe(false);
+  });
+
+  it("return() before the first request reads nothing; throw() rejects and lets the source go", async () => {
+    let pulled = 0;
+    async function* source() {
+      for (const chunk of chunksFor(3)) {
+        pulled++;
+        yield chunk;
+      }
+    }
+    const unread = decodeFrames(source());
+    expect(await unread.return()).toEqual({ done: true, value: undefined });
+    expect(await unread.next()).toEqual({ done: true, value: undefined });
+    expect(pulled).toBe(0);
+    const readable = Readable.from(chunksFor(3));
+    const frames = decodeFrames(readable);
+    await frames.next();
+    const stop = new Error("stop");
+    await expect(frames.throw(stop)).rejects.toBe(stop);
+    expect(readable.destroyed).toBe(true);
+    expect(await frames.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("a source that fails rejects with its error", async () => {
+    const broken = new Readable({ read() {} });
+    broken.push(chunksFor(1)[0]);
+    setTimeout(() => broken.destroy(new Error("pipe gone")), 5);
+    const out: unknown[] = [];
+    const error = await (async () => {
+      for await (const value of decodeFrames(broken)) out.push(value);
+    })().catch((e: unknown) => e);
+    expect((error as Error).message).toBe("pipe gone");
+    expect(out).toEqual([record(0)]);
+  });
+});
