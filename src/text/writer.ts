@@ -77,6 +77,15 @@ function leftOut(value: unknown): boolean {
   return typeof value === "function" || typeof value === "symbol";
 }
 
+/** See `Writer.presize`: arrays at least this long estimate the graph's size ... */
+const PRESIZE_LENGTH = 32;
+/** ... and a WeakMap is made for it when the estimate is at least this many objects ... */
+const PRESIZE_MIN = 32768;
+/** ... while fewer objects than this were met (their list is kept until then). */
+const ORDER_LIMIT = 65536;
+/** The dummy entry the presized WeakMap is made from (its key is no value's object). */
+const PRESIZE_ENTRY: [object, number] = [{}, -1];
+
 /** Slots of the writer's cache of reference strings (a power of two). */
 const REF_CACHE = 256;
 
@@ -121,9 +130,11 @@ export class Writer implements JsonWriter, OneByteState {
    * (three words and a bucket an entry). On the real Vitest blob (291,612 objects) the Map's lookups,
    * growth and the page faults of its large tables were a quarter of a cold stringify; the WeakMap's
    * about a sixth (`perf`, bench/vitest-blob), and interleaved fresh processes gave 1,066 against
-   * 1,234 ms of CPU for the whole call.
+   * 1,234 ms of CPU for the whole call. Replaced once by one made for the whole graph (`presize`).
    */
-  readonly ids = new WeakMap<object, number>();
+  ids = new WeakMap<object, number>();
+  /** The objects numbered so far (by id), while `presize` may still run; then null. */
+  order: object[] | null = [];
   /** Reference strings by id modulo REF_CACHE, and the ids they are for (see `ref`). */
   refs: string[] | null = null;
   refIds: number[] | null = null;
@@ -308,8 +319,7 @@ export class Writer implements JsonWriter, OneByteState {
 
   /** An object met for the first time: numbered, then written here or deferred. */
   object(value: object, depth: number): Json {
-    const id = this.nextId++;
-    this.ids.set(value, id);
+    const id = this.number(value);
     if (depth < DEFER_DEPTH) {
       const raws = this.raws;
       const node = this.node(value, depth + 1);
@@ -325,6 +335,50 @@ export class Writer implements JsonWriter, OneByteState {
       this.top[at] = this.entry(value, this.base + depth + 1);
     }
     return SIGIL + id;
+  }
+
+  /** Gives `value` the next number. */
+  number(value: object): number {
+    const id = this.nextId++;
+    this.ids.set(value, id);
+    const order = this.order;
+    if (order !== null) {
+      if (id < ORDER_LIMIT) order.push(value);
+      else this.order = null;
+    }
+    return id;
+  }
+
+  /**
+   * V8 grows a WeakMap by doubling it into a fresh table and rehashing every entry; past 128 kB a table
+   * is a large object of its own fresh pages, and on this kind of VM a page's first touch is what costs.
+   * On the real Vitest blob (291,492 objects) that growth was 17% of a cold stringify (`perf`: filling
+   * the new tables, their page faults, the rehashes). The WeakMap constructor sizes its table for the
+   * length of an array it is given, so once a long array's first sixteenth shows how many objects the
+   * graph holds, `ids` is replaced by one made for that many (from an array of one dummy entry
+   * repeated) and the objects met so far are numbered again in it. At most once a call, only while
+   * fewer than ORDER_LIMIT objects were met, and never for less than PRESIZE_MIN: the estimate is at
+   * most sixteen times the objects met, so a wrong one costs a table proportional to the input.
+   */
+  presize(estimate: number): void {
+    const order = this.order;
+    if (
+      order === null ||
+      estimate < PRESIZE_MIN ||
+      this.pending.length !== 0 ||
+      order.length !== this.nextId
+    ) {
+      return;
+    }
+    this.order = null;
+    // V8 makes a table of 2^ceil(log2(1.5 n)) slots for n entries: the least n that gets the table the
+    // estimate would get, so that the constructor's loop over the dummy entries is as short as it can be.
+    const slots = 2 ** Math.ceil(Math.log2(estimate + (estimate >> 1)));
+    let n = Math.floor(slots / 3) + 1;
+    while (n + (n >> 1) <= slots / 2) n++;
+    const ids = new WeakMap<object, number>(new Array<[object, number]>(n).fill(PRESIZE_ENTRY));
+    for (let i = 0; i < order.length; i++) ids.set(order[i]!, i);
+    this.ids = ids;
   }
 
   /** The node of a deferred entry, which a reader reads at depth `base` (see `base`). */
@@ -574,7 +628,11 @@ export class Writer implements JsonWriter, OneByteState {
     const out: Json[] = [Tag.Array];
     const raws = this.raws;
     const replacer = this.replacer;
+    // A long array shows how large the graph is (see `presize`).
+    const checkAt = this.order !== null && n >= PRESIZE_LENGTH ? n >> 4 : -1;
+    const from = this.nextId;
     for (let i = 0; i < n; i++) {
+      if (i === checkAt) this.presize(from + Math.ceil(((this.nextId - from) * n) / i));
       let item = value[i];
       if (item === undefined && !hasOwn.call(value, i)) return this.sparseFrom(value, out, i, depth, raws);
       if (replacer !== null) item = replacer.call(value, String(i), item);
@@ -613,9 +671,8 @@ export class Writer implements JsonWriter, OneByteState {
     const from = this.queue.length;
     // While its data is written the value is pending: its id is stored as ~id, so that `ref` refuses a
     // reference to it (the one thing custom data may not hold, docs §9).
-    const ids = this.ids;
-    const id = ids.get(value)!;
-    ids.set(value, ~id);
+    const id = this.ids.get(value)!;
+    this.ids.set(value, ~id);
     this.pending.push(value);
     const s = this.slot(data, value, { special: `<${type.name}>` }, depth);
     // Containers of the data deferred just now are written now: the reader fills them before it
@@ -623,7 +680,7 @@ export class Writer implements JsonWriter, OneByteState {
     // the custom node.
     this.drain(from, this.base + depth + 1);
     this.pending.pop();
-    ids.set(value, id);
+    this.ids.set(value, id);
     return [Tag.Custom, type.name, s === OMIT ? null : s];
   }
 
@@ -711,7 +768,7 @@ export class Writer implements JsonWriter, OneByteState {
         if (known !== undefined) buffer = known < 0 ? this.selfReference(known) : SIGIL + known;
         else {
           if (depth + 1 > this.room) this.tooDeep();
-          this.ids.set(parts.buffer, this.nextId++);
+          this.number(parts.buffer);
           buffer = this.byKind(parts.buffer, classify(parts.buffer), null, depth + 1);
         }
         const length = parts.tracking ? null : parts.length;

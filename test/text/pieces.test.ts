@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { defineType, EMPTY_REGISTRY, TypeRegistry } from "../../src/core/registry.ts";
 import { DEFER_DEPTH, MAX_NESTING } from "../../src/text/format.ts";
 import { parse, stringify } from "../../src/text/index.ts";
+import { oneByte } from "../../src/text/pieces.ts";
 import { TEXT_AFTER, toText, toTree } from "../../src/text/stringify.ts";
 import { fixtures } from "../fixtures/values.ts";
 import { expectSameStructure } from "../helpers/equal.ts";
@@ -209,6 +210,31 @@ describe("text: units above U+00FF escaped in a text of pieces (one byte a chara
       const back = parse(text) as typeof value;
       expectSameStructure(back, value, { compareStacks: true });
     }
+  });
+
+  it("oneByte: every wide unit escaped, runs between them kept, scratch bytes grown as needed", () => {
+    const state = { bytes: new Uint8Array(8), escapedUnits: 0, escapedIn: 0 };
+    const cases = [
+      '"…"',
+      '"a…b"',
+      '"……✓x"',
+      `"${"é".repeat(5000)}…${"x".repeat(3000)}"`,
+      `["${"y".repeat(40)}","\u{1F600}",{"k…":"ü${"z".repeat(20)}"},"…"]`,
+      '"\ud800 lone, ÿ kept"',
+    ];
+    for (const text of cases) {
+      const escapedBefore = state.escapedUnits;
+      const out = oneByte(text, state);
+      expect(out).not.toBeNull();
+      expect(wide(out!)).toBe(false);
+      expect(JSON.parse(out!)).toEqual(JSON.parse(text));
+      // Units up to U+00FF are written as they are; only the wide ones become escapes.
+      expect(out!.length).toBe(text.length + 5 * (state.escapedUnits - escapedBefore));
+      expect(state.escapedUnits - escapedBefore).toBe([...text].filter((c) => wide(c)).join("").length);
+    }
+    // Mostly wide, past the first few kB: left alone.
+    const fresh = { bytes: null, escapedUnits: 0, escapedIn: 0 };
+    expect(oneByte(`"${"漢".repeat(5000)}"`, fresh)).toBeNull();
   });
 
   it("a text of one piece is JSON.stringify's (golden vectors keep their characters)", () => {
