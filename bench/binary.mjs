@@ -412,29 +412,11 @@ if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
     const own = suite.mean(`${c.name} · serialize`, "structura");
     const peer = suite.mean(`${c.name} · serialize`, "msgpackr");
     if (!own || !peer) continue;
-    const { objects, arrays } = numbered(c.value);
-    const identity = meanOf(chunkedIdentity(objects));
-    const proxy = meanOf(() => {
-      let n = 0;
-      for (let i = 0; i < objects.length; i++) if (types.isProxy(objects[i])) n++;
-      return n;
-    });
-    const keys = meanOf(() => {
-      let n = 0;
-      for (let i = 0; i < arrays.length; i++) n += Object.keys(arrays[i]).length;
-      return n;
-    });
-    const size = serialize(c.value).length;
-    const scratch = new Uint8Array(size);
-    const result = meanOf(() => {
-      const out = new Uint8Array(size);
-      out.set(scratch);
-      return out;
-    });
+    const { objects, arrays, size, identity, proxy, keys, result } = serializeFloors(c.value, types);
     const floors = identity + proxy + keys + result;
     const rest = Math.max(0, own - floors);
     lines.push(
-      `  ${c.name}: serialize structura ${formatTime(own)}, msgpackr ${formatTime(peer)}; identity table (${objects.length} objects, ${Math.floor(objects.length / 4096)} full chunks) ${formatTime(identity)}, isProxy per object ${formatTime(proxy)}, Object.keys of ${arrays.length} arrays ${formatTime(keys)}, result buffer (${size} B) ${formatTime(result)}: ${formatTime(floors)} in all; rest ${formatTime(rest)} (${((100 * rest) / peer).toFixed(0)}% of msgpackr's)`,
+      `  ${c.name}: serialize structura ${formatTime(own)}, msgpackr ${formatTime(peer)}; identity table (${objects} objects, ${Math.floor(objects / 4096)} full chunks) ${formatTime(identity)}, isProxy per object ${formatTime(proxy)}, Object.keys of ${arrays} arrays ${formatTime(keys)}, result buffer (${size} B) ${formatTime(result)}: ${formatTime(floors)} in all; rest ${formatTime(rest)} (${((100 * rest) / peer).toFixed(0)}% of msgpackr's)`,
     );
   }
   if (lines.length > 0) {
