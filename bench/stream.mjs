@@ -29,7 +29,8 @@
 // interleaved rounds (A B C, then B C A, then C A B, ...: no implementation always follows the same
 // one), after a forced GC so that each round starts from the same heap; the GC a round causes is in
 // its time. The table shows the median and the mean over the rounds (wall clock) and, in process, the
-// median CPU time of the process (process.cpuUsage: user + system, GC helper threads included), which a
+// median CPU time of the process (process.cpuUsage: user + system, GC helper threads included) and the
+// median count of minor page faults (fresh memory touched: see minorFaults), which a
 // busy machine distorts less than the wall clock. Targets are judged on medians, means beside them.
 // A result is checked once (count and first/last value) before it is timed.
 
@@ -554,7 +555,7 @@ async function measure(name, impls) {
     try {
       const verdict = checked(await impl.run(), impl.want);
       if (verdict !== true) console.log(`  ${impl.name}: n/a (${verdict})`);
-      else live.push({ ...impl, times: [], cpu: [] });
+      else live.push({ ...impl, times: [], cpu: [], faults: [] });
     } catch (error) {
       console.log(`  ${impl.name}: n/a (${error?.message ?? error})`);
     }
@@ -566,6 +567,7 @@ async function measure(name, impls) {
     for (let k = 0; k < live.length; k++) {
       const impl = live[(round + k) % live.length];
       globalThis.gc?.();
+      const faults = minorFaults();
       const cpu = process.cpuUsage();
       const started = performance.now();
       // The values are dropped inside the promise chain: `await impl.run()` would leave them in this
@@ -576,6 +578,7 @@ async function measure(name, impls) {
       impl.times.push(performance.now() - started);
       const used = process.cpuUsage(cpu);
       impl.cpu.push((used.user + used.system) / 1000);
+      impl.faults.push(minorFaults() - faults);
     }
   }
   // Ratios against the structura row of the same group (stream family); rows without a structura
@@ -594,17 +597,37 @@ async function measure(name, impls) {
     const m = mean(impl.times);
     const med = median(impl.times);
     const cpu = median(impl.cpu);
+    const faults = median(impl.faults);
     const ratio = base
       ? `${formatRatio(med / median(base.times))} (means ${formatRatio(m / mean(base.times))}${inProcess ? `, CPU ${formatRatio(cpu / median(base.cpu))}` : ""})`
       : "";
     console.log(
-      `  ${impl.name.padEnd(62)} median ${formatTime(med * 1e6).padStart(9)}  mean ${formatTime(m * 1e6).padStart(9)}${inProcess ? `  CPU ${formatTime(cpu * 1e6).padStart(9)}` : ""}  ${impl === base ? "(baseline)" : `${ratio} structura's time`}`,
+      `  ${impl.name.padEnd(62)} median ${formatTime(med * 1e6).padStart(9)}  mean ${formatTime(m * 1e6).padStart(9)}${inProcess ? `  CPU ${formatTime(cpu * 1e6).padStart(9)}` : ""}${inProcess && faults >= 0 ? `  faults ${String(Math.round(faults)).padStart(6)}` : ""}  ${impl === base ? "(baseline)" : `${ratio} structura's time`}`,
     );
-    results.push({ case: name, group: impl.group, impl: impl.label, meanMs: m, medianMs: med, cpuMs: cpu });
+    results.push({
+      case: name,
+      group: impl.group,
+      impl: impl.label,
+      meanMs: m,
+      medianMs: med,
+      cpuMs: cpu,
+      faults,
+    });
   }
 }
 
 function drop() {}
+
+/**
+ * The process's minor page faults so far (-1 where the runtime does not count them). A row's median is
+ * printed beside its CPU time: a fault is a fresh page of memory touched for the first time, and how
+ * many of them a row pays depends on what the heap kept mapped from the rows before it (40 MB of fresh
+ * pages cost a [100 objects] round 100-170 ms of system time on the 2-core VM; 11 MB in a run of two
+ * rows), which is most of why one build's row moves between runs.
+ */
+function minorFaults() {
+  return typeof process.resourceUsage === "function" ? process.resourceUsage().minorPageFault : -1;
+}
 
 const GROUP_TITLES = {
   web: "web: WHATWG streams (Deno, browsers, and Node where WHATWG streams are wanted)",
