@@ -48,6 +48,24 @@ describe("errors are brand-checked across builds", () => {
     }
   });
 
+  it("each class keeps its name (constructor and prototype) in the source and both builds", async () => {
+    const cjs = require("../dist/index.cjs") as Api;
+    const esm = (await import(new URL("../dist/index.js", import.meta.url).href)) as Api;
+    for (const api of [src, cjs, esm]) {
+      for (const name of ["StructuraError", "DecodeError", "LimitError", "ArgumentError"] as const) {
+        const cls = api[name];
+        expect(cls.name).toBe(name);
+        expect(cls.prototype.name).toBe(name);
+        // An ordinary assignment's property, as before the classes were made in calls marked pure.
+        expect(Object.getOwnPropertyDescriptor(cls.prototype, "name")).toMatchObject({ writable: true });
+      }
+      const error = thrown(() => api.parse("[1,")) as Error;
+      expect(error.name).toBe("DecodeError");
+      expect(String(error).startsWith("DecodeError: ")).toBe(true);
+      expect(Object.keys(error)).not.toContain("name");
+    }
+  });
+
   it("plain values and native errors are not instances; user subclasses keep the ordinary check", () => {
     expect(new Error("x")).not.toBeInstanceOf(src.StructuraError);
     expect(null).not.toBeInstanceOf(src.DecodeError);

@@ -41,8 +41,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "src/text/writer.ts alone is ~4.8 KB gzip (with the one-byte text of pieces.ts, +0.4 KB, session 17; views.ts's buffer copy without ArrayBuffer#slice and the throw-free brand order, +8 B, session 18; pieces.ts's oneByte writing the runs between wide units straight into bytes, beside the replace path kept for runtimes without a latin1 copy, +170 B, session 19; the identity WeakMap presized from a long array's first sixteenth, +208 B, session 19: 12,328 B, Vitest blob 594 against 646 ms wall quiet), plus the value classifier (~3.3 KB: src/core/types.ts, platform.ts's platform-name tables, views.ts's view and resizable probing, error-parts.ts)",
   },
   clone: {
-    ceiling: 9480,
-    why: "the captured intrinsics of the error, transfer and Map/Set paths (+0.2 KB, session 17), the next-shape guess with its for-in check and the per-call compile rule (+0.2 KB, session 18: 256 rotating record types 0.80x main's time, 8 shapes 0.81x), the memory map's first object in fields, the call's first record guessed from the last call's, the state anchored behind a flag (+20 B, session 19: {a: 123} 84 -> 48 ns CPU), the value classifier (~3.5 KB gzip: src/core/types.ts with platform.ts, views.ts, error-parts.ts, each needed by the classification of one kind) + src/clone/clone.ts (~2.6 KB) + transfer and shapes",
+    ceiling: 9390,
+    why: "the captured intrinsics of the error, transfer and Map/Set paths (+0.2 KB, session 17), the next-shape guess with its for-in check and the per-call compile rule (+0.2 KB, session 18: 256 rotating record types 0.80x main's time, 8 shapes 0.81x), the memory map's first object in fields, the call's first record guessed from the last call's, the state anchored behind a flag (+20 B, session 19: {a: 123} 84 -> 48 ns CPU), the value classifier (~3.5 KB gzip: src/core/types.ts with platform.ts, views.ts, error-parts.ts, each needed by the classification of one kind) + src/clone/clone.ts (~2.6 KB) + transfer and shapes; session 20 took off 134 B (9,470 -> 9,336: the error classes it never names, DecodeError and LimitError, now dropped by the bundler, and one copy of each captured intrinsic across the clone modules), instructions per clone unchanged",
   },
   "binary.deserialize": {
     ceiling: 9550,
@@ -65,8 +65,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "compat/devalue's parse reads structura texts (what its stringify writes) and devalue's own: the text reader (~4.5 KB gzip with locate and fillers) plus the devalue-format reader (read.ts ~2.0 KB: devalue's whole type set, checked) is above 2x devalue's parse (3.5 KB) on its own",
   },
   ungap: {
-    ceiling: 11480,
-    why: "the default export is clone() without options (which grew by 0.2 KB in session 18 and 20 B in session 19, see clone) (~8.8 KB gzip alone: the value classifier of src/core/types.ts ~3.4 KB, clone.ts ~2.1 KB), and with @ungap's json/lossy options a walk of its own (src/compat/ungap/lossy.ts, ~1.5 KB, sharing the classifier); clone alone is over 3x the budget (2x @ungap = 2.6 KB)",
+    ceiling: 11400,
+    why: "the default export is clone() without options (which grew by 0.2 KB in session 18 and 20 B in session 19, see clone) (~8.8 KB gzip alone: the value classifier of src/core/types.ts ~3.4 KB, clone.ts ~2.1 KB), and with @ungap's json/lossy options a walk of its own (src/compat/ungap/lossy.ts, ~1.5 KB, sharing the classifier); clone alone is over 3x the budget (2x @ungap = 2.6 KB); 11,336 B after session 20 (-137 B with clone's reductions)",
   },
 };
 

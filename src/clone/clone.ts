@@ -51,10 +51,19 @@ import {
   annotate,
   append,
   CloneState,
+  defineProperty,
   emptyRing,
+  hasOwn,
+  MapCtor,
+  mapSet,
+  ObjectProto,
   RECENT_SHAPES,
   Refusal,
   refuse,
+  SetCtor,
+  setAdd,
+  typedArraySet,
+  Uint8ArrayCtor,
 } from "./state.ts";
 import type { TransferPlan } from "./transfer.ts";
 import { completeTransfer, prepareTransfer, transferIndex } from "./transfer.ts";
@@ -69,30 +78,20 @@ export interface CloneOptions {
 
 // Intrinsics captured at load: the algorithm builds its results with the realm's own constructors, so a
 // global deleted or replaced later (`delete globalThis.Map`) changes nothing, as natively.
-const MapCtor = Map;
-const SetCtor = Set;
 const DateCtor = Date;
 const RegExpCtor = RegExp;
 const ArrayCtor = Array;
 const ArrayBufferCtor = ArrayBuffer;
 const DataViewCtor = DataView;
-const Uint8ArrayCtor = Uint8Array;
 const ObjectCtor = Object;
 const StringCtor = String;
 const NumberCtor = Number;
-const defineProperty = Object.defineProperty;
-const hasOwn = Object.prototype.hasOwnProperty;
-const ObjectProto = Object.prototype;
 const ArrayProto = Array.prototype;
 const isArray = Array.isArray;
 const getPrototypeOf = Object.getPrototypeOf;
 const keysOf = Object.keys;
-// Methods of the result's own classes, called as captured: a script replacing Map.prototype.set (or
-// Set.prototype.add, %TypedArray%.prototype.set) would otherwise see, or change, what the clone holds.
-const mapSet = Map.prototype.set;
-const setAdd = Set.prototype.add;
-const typedArraySet = (getPrototypeOf(Uint8Array.prototype) as { set: (source: ArrayLike<number>) => void })
-  .set;
+// Methods of the result's own classes (Map.prototype.set, Set.prototype.add, %TypedArray%.prototype.set)
+// and the constructors Map, Set and Uint8Array are state.ts's, captured there for every clone module.
 
 let stateAnchored = false;
 

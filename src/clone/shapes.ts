@@ -14,7 +14,17 @@
  */
 
 import { compile } from "../core/host.ts";
-import { annotate, type CloneState, type Copier, refuse, type Shape } from "./state.ts";
+import {
+  annotate,
+  type CloneState,
+  type Copier,
+  hasOwn,
+  mapGet,
+  mapSet,
+  ObjectProto,
+  refuse,
+  type Shape,
+} from "./state.ts";
 
 export type { Copier, Shape } from "./state.ts";
 
@@ -58,8 +68,6 @@ const MAX_SHAPE_CHARS = 4096;
 const byFirstKey = new Map<string, Shape>();
 // Map's methods as captured at load: a script replacing Map.prototype.set would otherwise see every key
 // list cloned, and could hand back shapes of its own.
-const mapGet = Map.prototype.get as (this: Map<string, Shape>, key: string) => Shape | undefined;
-const mapSet = Map.prototype.set as (this: Map<string, Shape>, key: string, value: Shape) => unknown;
 const mapClear = Map.prototype.clear;
 let shapeCount = 0;
 let cachedChars = 0;
@@ -158,7 +166,7 @@ export function shapeFor(keys: string[]): Shape | null {
   const n = keys.length;
   if (n === 0 || n > MAX_KEYS) return null;
   const first = keys[0]!;
-  const head = mapGet.call(byFirstKey, first) ?? null;
+  const head = (mapGet.call(byFirstKey, first) as Shape | undefined) ?? null;
   let count = 0;
   for (let candidate = head; candidate !== null; candidate = candidate.next) {
     if (sameKeys(candidate.keys, keys)) return candidate;
@@ -188,9 +196,6 @@ export function shapeFor(keys: string[]): Shape | null {
   mapSet.call(byFirstKey, first, shape);
   return shape;
 }
-
-const hasOwn = Object.prototype.hasOwnProperty;
-const ObjectProto = Object.prototype;
 
 type CopierFactory = (
   cloneObject: (value: object, state: CloneState) => object,

@@ -54,11 +54,29 @@ export class Refusal {
  */
 const SMALL_MEMO = 32;
 
-// The memory map's methods as captured at load: one replaced on Map.prototype would otherwise see every
-// object cloned, and could answer for the map.
-const MapCtor = Map;
-const mapGet = Map.prototype.get as (this: Map<object, object>, key: object) => object | undefined;
-const mapSet = Map.prototype.set as (this: Map<object, object>, key: object, value: object) => unknown;
+// Intrinsics captured at load, for every clone module (state.ts, shapes.ts, transfer.ts, clone.ts): the
+// algorithm builds its results with the realm's own constructors and calls their methods as captured, so
+// a global deleted or a method replaced later (`delete globalThis.Map`, a patched Map.prototype.set that
+// would see every object cloned, or answer for the memory map) changes nothing, as natively. One copy
+// each: the build puts the clone modules in one chunk, so each is one local of that scope.
+export const MapCtor = Map;
+export const SetCtor = Set;
+export const Uint8ArrayCtor = Uint8Array;
+export const mapGet = Map.prototype.get as (this: Map<unknown, unknown>, key: unknown) => unknown;
+export const mapSet = Map.prototype.set as (
+  this: Map<unknown, unknown>,
+  key: unknown,
+  value: unknown,
+) => unknown;
+export const setAdd = Set.prototype.add as (this: Set<unknown>, value: unknown) => unknown;
+export const typedArraySet = (
+  Object.getPrototypeOf(Uint8Array.prototype) as {
+    set: (this: Uint8Array, source: ArrayLike<number>) => void;
+  }
+).set;
+export const defineProperty = Object.defineProperty;
+export const hasOwn = Object.prototype.hasOwnProperty;
+export const ObjectProto = Object.prototype;
 
 /** Slots of the short memory map, pre-filled: see CloneState. */
 type Slots = (object | undefined)[];
@@ -141,7 +159,7 @@ export class CloneState {
 
   seen(value: object): object | undefined {
     const map = this.#map;
-    if (map !== null) return mapGet.call(map, value);
+    if (map !== null) return mapGet.call(map, value) as object | undefined;
     if (this.#first === value) return this.#firstCopy!;
     const slots = this.#slots;
     if (slots === null) return undefined;
@@ -198,8 +216,6 @@ function nextCall(): number {
 export function anchorCloneState(): void {
   if (!anchored(CloneState)) anchorHiddenClass(new CloneState(null));
 }
-
-const defineProperty = Object.defineProperty;
 
 /**
  * Appends to an array the walk made: `push` is a method a script may replace, and a store past the end

@@ -12,7 +12,7 @@ import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
 import { listed } from "../core/intrinsics.ts";
 import { bufferByteLength, classify, isArrayBuffer, isDetached, Kind, resizableMax } from "../core/types.ts";
-import { append } from "./state.ts";
+import { append, SetCtor, setAdd, typedArraySet, Uint8ArrayCtor } from "./state.ts";
 
 export interface TransferPlan {
   /** ArrayBuffers to detach once the clone is complete. */
@@ -26,19 +26,11 @@ export interface TransferPlan {
 }
 
 const iteratorSymbol = Symbol.iterator;
-const Uint8ArrayCtor = Uint8Array;
 // Lists here are walked by index and grown with `append` (./state.ts), never through Array.prototype's
 // methods (`push`, `includes`, `indexOf`, `filter`, `fill`), and Set's and %TypedArray%'s are called as
 // captured at load: a script may replace any of them, and what is transferred must not change with it.
-const SetCtor = Set;
 const min = Math.min;
 const setHas = Set.prototype.has;
-const setAdd = Set.prototype.add;
-const typedArraySet = (
-  Object.getPrototypeOf(Uint8Array.prototype) as {
-    set: (this: Uint8Array, source: ArrayLike<number>) => void;
-  }
-).set;
 const bufferTransfer = (
   ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer }
 ).transfer;
