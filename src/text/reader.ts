@@ -58,6 +58,11 @@ const DRAINED: object = Object.freeze({});
 /** What `shell` returns for a node that is no container: it is read whole. */
 const WHOLE: object = Object.freeze({});
 
+/** A string from the input in a message: quoted, and cut short. */
+function quote(s: string, n = 24): string {
+  return JSON.stringify(s.slice(0, n));
+}
+
 function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
@@ -123,17 +128,18 @@ export class Reader {
     this.at = top;
   }
 
-  fail(code: StructuraErrorCode, message: string): never {
+  /** Every problem of the tree: most are a bad value, so that code is the default. */
+  fail(message: string, code: StructuraErrorCode = "ERR_BAD_VALUE"): never {
     throw new ReadFailure(code, message);
   }
 
   readShapes(table: Json): Shape[] {
-    if (!isArray(table)) this.fail("ERR_BAD_VALUE", "The shape table must be an array.");
+    if (!isArray(table)) this.fail("The shape table must be an array.");
     const shapes: Shape[] = new Array(table.length);
     for (let s = 0; s < table.length; s++) {
       const entry = table[s];
       this.at = entry;
-      if (!isArray(entry) || entry.length === 0) this.fail("ERR_BAD_VALUE", "A shape must list keys.");
+      if (!isArray(entry) || entry.length === 0) this.fail("A shape must list keys.");
       const keys: string[] = new Array(entry.length);
       const undefinedAt: boolean[] = new Array(entry.length);
       let count = 0;
@@ -142,15 +148,15 @@ export class Reader {
         let key = entry[i];
         const absent = isArray(key);
         if (absent) {
-          if (key.length !== 1) this.fail("ERR_BAD_VALUE", "An undefined member is written [key].");
+          if (key.length !== 1) this.fail("An undefined member is written [key].");
           key = key[0];
         } else count++;
-        if (typeof key !== "string") this.fail("ERR_BAD_VALUE", "Shape keys must be strings.");
+        if (typeof key !== "string") this.fail("Shape keys must be strings.");
         if (key === "__proto__") plainKeys = false;
         keys[i] = key;
         undefinedAt[i] = absent;
       }
-      if (new Set(keys).size !== keys.length) this.fail("ERR_BAD_VALUE", "A shape lists a key twice.");
+      if (new Set(keys).size !== keys.length) this.fail("A shape lists a key twice.");
       shapes[s] = newShape(keys, undefinedAt, count, plainKeys);
     }
     return shapes;
@@ -165,7 +171,7 @@ export class Reader {
     if (this.nextDeferred !== top.length) {
       const entry = top[this.nextDeferred];
       this.at = typeof entry === "object" && entry !== null ? entry : top;
-      this.fail("ERR_BAD_VALUE", `Deferred entry ${this.nextDeferred} is never referred to.`);
+      this.fail(`Deferred entry ${this.nextDeferred} is never referred to.`);
     }
     return root;
   }
@@ -233,25 +239,16 @@ export class Reader {
       if (s.length >= LONG_STRING) this.longs.push(s);
       return s;
     }
-    if (c === 0x62 /* b */) {
-      const digits = v.slice(2);
-      if (digits.length > 1_000_000 || !BIGINT.test(digits)) {
-        this.fail("ERR_BAD_VALUE", "A BigInt must be ~b and a decimal integer.");
-      }
-      return BigInt(digits);
-    }
+    if (c === 0x62 /* b */) return this.bigint(v.slice(2));
     if (c === 0x73 /* s */) {
       const digits = v.slice(2);
       const n = REFERENCE.test(digits) ? Number(digits) : -1;
       if (n < 0 || n >= this.longs.length) {
-        this.fail(
-          "ERR_BAD_REFERENCE",
-          `Long string ${JSON.stringify(v.slice(0, 24))} comes before its first use.`,
-        );
+        this.fail(`Long string ${quote(v)} comes before its first use.`, "ERR_BAD_REFERENCE");
       }
       return this.longs[n];
     }
-    return this.fail("ERR_BAD_VALUE", `Unknown special value ${JSON.stringify(v.slice(0, 24))}.`);
+    return this.fail(`Unknown special value ${quote(v)}.`);
   }
 
   /** `~<n>`: an object met before, or (n being the next number) a deferral point. */
@@ -268,14 +265,11 @@ export class Reader {
     const objs = this.objs;
     if (n >= 0 && n < objs.length) {
       const o = objs[n];
-      if (o === PENDING) this.fail("ERR_BAD_REFERENCE", `Object ${n} refers to itself before it exists.`);
+      if (o === PENDING) this.fail(`Object ${n} refers to itself before it exists.`, "ERR_BAD_REFERENCE");
       return o;
     }
     if (n !== objs.length)
-      this.fail(
-        "ERR_BAD_REFERENCE",
-        `Reference ${JSON.stringify(v.slice(0, 24))} names no object met so far.`,
-      );
+      this.fail(`Reference ${quote(v)} names no object met so far.`, "ERR_BAD_REFERENCE");
     return this.deferred();
   }
 
@@ -283,7 +277,7 @@ export class Reader {
   deferred(): unknown {
     const top = this.top;
     if (this.nextDeferred >= top.length)
-      this.fail("ERR_BAD_REFERENCE", "A deferral point has no entry left.");
+      this.fail("A deferral point has no entry left.", "ERR_BAD_REFERENCE");
     let node = top[this.nextDeferred++];
     // A large text read piecewise (spine.ts) has its entries parsed when reached.
     if (node instanceof Lazy) node = resolveLazy(node);
@@ -293,7 +287,7 @@ export class Reader {
     let shell: unknown;
     if (typeof node !== "object" || node === null) {
       this.at = top;
-      this.fail("ERR_BAD_VALUE", `Deferred entry ${this.nextDeferred - 1} must be an object or array node.`);
+      this.fail(`Deferred entry ${this.nextDeferred - 1} must be an object or array node.`);
     }
     if (!isArray(node)) shell = node;
     else if (node.length === 0) shell = node;
@@ -345,7 +339,7 @@ export class Reader {
       const head = x[0];
       if (typeof head === "number") value = this.shaped(x, head);
       else if (typeof head === "string") value = this.tagged(x, head);
-      else this.fail("ERR_BAD_VALUE", "An array node must start with a shape number or a tag.");
+      else this.fail("An array node must start with a shape number or a tag.");
     }
     this.at = saved;
     this.depth--;
@@ -354,9 +348,9 @@ export class Reader {
 
   shapeAt(head: number, node: Json[]): Shape {
     const shape = (head | 0) === head && head >= 0 ? this.shapes[head] : undefined;
-    if (shape === undefined) this.fail("ERR_BAD_REFERENCE", `Shape ${head} is not in the shape table.`);
+    if (shape === undefined) this.fail(`Shape ${head} is not in the shape table.`, "ERR_BAD_REFERENCE");
     if (node.length !== shape.count + 1) {
-      this.fail("ERR_BAD_VALUE", `Object has ${node.length - 1} values for ${shape.count} keys.`);
+      this.fail(`Object has ${node.length - 1} values for ${shape.count} keys.`);
     }
     return shape;
   }
@@ -498,19 +492,19 @@ export class Reader {
    * from a closed list of classes, with its non-slot fields; the slots are filled by fillWholeError.
    */
   newWholeError(node: Json[]): Error {
-    if (node.length < WHOLE_ERROR_FIELDS) this.fail("ERR_BAD_VALUE", "Error+ node has too few fields.");
+    if (node.length < WHOLE_ERROR_FIELDS) this.fail("Error+ node has too few fields.");
     const cls = errorClassId(node[1]);
-    if (cls < 0) this.fail("ERR_BAD_VALUE", "Unknown error class.");
-    const name = node[2] === null ? undefined : this.string(node[2]);
-    const message = node[3] === null ? undefined : this.string(node[3]);
-    const stack = node[4] === null ? undefined : this.string(node[4]);
+    if (cls < 0) this.fail("Unknown error class.");
+    const name = this.stringOrNull(node[2]);
+    const message = this.stringOrNull(node[3]);
+    const stack = this.stringOrNull(node[4]);
     const flags = node[5];
-    if (typeof flags !== "number" || (flags & 15) !== flags) this.fail("ERR_BAD_VALUE", "Bad error flags.");
+    if (typeof flags !== "number" || (flags & 15) !== flags) this.fail("Bad error flags.");
     if (
       (flags & ERROR_HAS_ERRORS && cls !== AGGREGATE_ERROR) ||
       (flags & ERROR_HAS_SUPPRESSED && cls !== SUPPRESSED_ERROR)
     ) {
-      this.fail("ERR_BAD_VALUE", "Error flags do not fit its class.");
+      this.fail("Error flags do not fit its class.");
     }
     const count =
       WHOLE_ERROR_FIELDS +
@@ -518,13 +512,13 @@ export class Reader {
       ((flags & ERROR_HAS_ERRORS) >> 1) +
       ((flags & ERROR_HAS_SUPPRESSED) >> 1) +
       ((flags & ERROR_HAS_PROPS) >> 3);
-    if (node.length !== count) this.fail("ERR_BAD_VALUE", `Error+ node has ${node.length - 1} fields.`);
+    if (node.length !== count) this.fail(`Error+ node has ${node.length - 1} fields.`);
     if (flags & ERROR_HAS_PROPS) this.props(node[count - 1]);
     return buildWholeError(cls, name, message, stack, (flags & ERROR_HAS_CAUSE) !== 0);
   }
 
   unknownTag(tag: string): never {
-    return this.fail("ERR_UNKNOWN_TAG", `Unknown tag ${JSON.stringify(tag.slice(0, 40))}.`);
+    return this.fail(`Unknown tag ${quote(tag, 40)}.`, "ERR_UNKNOWN_TAG");
   }
 
   /** Own data properties from a JSON object of slots (a null-prototype object has no `__proto__` setter). */
@@ -545,18 +539,18 @@ export class Reader {
         (key.length < 10 || (key.length === 10 && Number(key) < MAX_ARRAY_LENGTH))
       ) {
         const index = Number(key);
-        if (index >= length) this.fail("ERR_BAD_VALUE", `Array index ${key} is not below the length.`);
+        if (index >= length) this.fail(`Array index ${key} is not below the length.`);
         target[index] = this.slot(props[key]);
-      } else if (key === "length") this.fail("ERR_BAD_VALUE", "An array cannot have a `length` key.");
+      } else if (key === "length") this.fail("An array cannot have a `length` key.");
       else defineData(target, key, this.slot(props[key]));
     }
   }
 
   sparseLength(node: Json[]): number {
-    this.arity(node, 3, 3);
+    this.arity(node, 3);
     const length = node[1];
     if (typeof length !== "number" || !Number.isInteger(length) || length < 0 || length > MAX_ARRAY_LENGTH) {
-      this.fail("ERR_BAD_VALUE", "Array length must be an integer in 0..2^32-1.");
+      this.fail("Array length must be an integer in 0..2^32-1.");
     }
     this.props(node[2]);
     return length;
@@ -565,9 +559,9 @@ export class Reader {
   newError(node: Json[]): Error {
     this.arity(node, 4, 5);
     const name = node[1];
-    if (!isErrorName(name)) this.fail("ERR_BAD_VALUE", "Unknown error name.");
-    const message = node[2] === null ? undefined : this.string(node[2]);
-    const stack = node[3] === null ? undefined : this.string(node[3]);
+    if (!isErrorName(name)) this.fail("Unknown error name.");
+    const message = this.stringOrNull(node[2]);
+    const stack = this.stringOrNull(node[3]);
     return buildError(name, message, stack);
   }
 
@@ -590,7 +584,7 @@ export class Reader {
         // The view is numbered before its buffer, which is read from inside it.
         const id = objs.length;
         objs.push(PENDING);
-        const view = tag === Tag.TypedArray ? this.typedArray(node) : this.dataView(node);
+        const view = this.view(node, tag === Tag.TypedArray);
         objs[id] = view;
         return view;
       }
@@ -622,12 +616,12 @@ export class Reader {
         return new Array(this.sparseLength(node));
       case Tag.NullObject:
         this.kind = Fill.NullObject;
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         this.props(node[1]);
         return Object.create(null);
       case Tag.Map:
         this.kind = Fill.Map;
-        if ((node.length & 1) === 0) this.fail("ERR_BAD_VALUE", "Map needs key/value pairs.");
+        if ((node.length & 1) === 0) this.fail("Map needs key/value pairs.");
         return new Map();
       case Tag.Set:
         this.kind = Fill.Set;
@@ -647,51 +641,51 @@ export class Reader {
   leaf(node: Json[], tag: string): unknown {
     switch (tag) {
       case Tag.Date: {
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         const t = node[1];
-        if (t !== null && typeof t !== "number") this.fail("ERR_BAD_VALUE", "Date time must be a number.");
+        if (t !== null && typeof t !== "number") this.fail("Date time must be a number.");
         return new Date(t === null ? Number.NaN : t);
       }
       case Tag.RegExp: {
-        this.arity(node, 3, 3);
+        this.arity(node, 3);
         try {
           return new RegExp(this.string(node[1]), this.string(node[2]));
         } catch (error) {
           if (error instanceof ReadFailure) throw error;
-          return this.fail("ERR_BAD_VALUE", "Invalid regular expression.");
+          return this.fail("Invalid regular expression.");
         }
       }
       case Tag.Boolean:
-        this.arity(node, 2, 2);
-        if (typeof node[1] !== "boolean") this.fail("ERR_BAD_VALUE", "Boolean object needs a boolean.");
+        this.arity(node, 2);
+        if (typeof node[1] !== "boolean") this.fail("Boolean object needs a boolean.");
         return new Boolean(node[1]);
       case Tag.Number:
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         return new Number(this.number(node[1]));
       case Tag.String:
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         return new String(this.string(node[1]));
       case Tag.BigIntObject:
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         return Object(this.bigint(node[1]));
       case Tag.ArrayBuffer:
         return this.buffer(node, false);
       case Tag.SharedArrayBuffer:
         return this.buffer(node, true);
       case Tag.DOMException:
-        this.arity(node, 3, 3);
+        this.arity(node, 3);
         return new DOMException(this.string(node[2]), this.string(node[1]));
       case Tag.URL: {
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         const href = this.string(node[1]);
         try {
           return new URL(href);
         } catch {
-          return this.fail("ERR_BAD_VALUE", "Invalid URL.");
+          return this.fail("Invalid URL.");
         }
       }
       case Tag.URLSearchParams:
-        this.arity(node, 2, 2);
+        this.arity(node, 2);
         return new URLSearchParams(this.string(node[1]));
       default:
         return this.unknownTag(tag);
@@ -699,11 +693,11 @@ export class Reader {
   }
 
   custom(node: Json[]): unknown {
-    this.arity(node, 3, 3);
+    this.arity(node, 3);
     const name = this.string(node[1]);
     const type = this.registry.byName(name);
     if (type === undefined) {
-      this.fail("ERR_UNKNOWN_TYPE", `Custom type ${JSON.stringify(name.slice(0, 128))} is not registered.`);
+      this.fail(`Custom type ${quote(name, 128)} is not registered.`, "ERR_UNKNOWN_TYPE");
     }
     const id = this.objs.length;
     this.objs.push(PENDING);
@@ -720,24 +714,29 @@ export class Reader {
     return value;
   }
 
-  arity(node: Json[], min: number, max: number): void {
+  arity(node: Json[], min: number, max: number = min): void {
     if (node.length < min || node.length > max) {
-      this.fail("ERR_BAD_VALUE", `${String(node[0])} node has ${node.length - 1} fields.`);
+      this.fail(`${String(node[0])} node has ${node.length - 1} fields.`);
     }
   }
 
   string(v: Json): string {
-    if (typeof v !== "string") this.fail("ERR_BAD_VALUE", "Expected a string.");
+    if (typeof v !== "string") this.fail("Expected a string.");
     return v;
   }
 
+  /** A string field written null when absent. */
+  stringOrNull(v: Json): string | undefined {
+    return v === null ? undefined : this.string(v);
+  }
+
   props(v: Json): void {
-    if (typeof v !== "object" || v === null || isArray(v)) this.fail("ERR_BAD_VALUE", "Expected an object.");
+    if (typeof v !== "object" || v === null || isArray(v)) this.fail("Expected an object.");
   }
 
   bigint(v: Json): bigint {
     if (typeof v !== "string" || v.length > 1_000_000 || !BIGINT.test(v)) {
-      this.fail("ERR_BAD_VALUE", "BigInt must be a decimal integer string.");
+      this.fail("A BigInt must be a decimal integer.");
     }
     return BigInt(v);
   }
@@ -753,12 +752,12 @@ export class Reader {
       case "-0":
         return -0;
     }
-    return this.fail("ERR_BAD_VALUE", "Expected a number.");
+    return this.fail("Expected a number.");
   }
 
   integer(v: Json, min: number, what: string): number {
     if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > Number.MAX_SAFE_INTEGER) {
-      this.fail("ERR_BAD_VALUE", `${what} must be an integer >= ${min}.`);
+      this.fail(`${what} must be an integer >= ${min}.`);
     }
     return v;
   }
@@ -766,7 +765,7 @@ export class Reader {
   buffer(node: Json[], shared: boolean): ArrayBuffer | SharedArrayBuffer {
     this.arity(node, 2, 3);
     const bytes = base64ToBytes(this.string(node[1]));
-    if (bytes === null) this.fail("ERR_BAD_VALUE", "Buffer contents are not valid base64.");
+    if (bytes === null) this.fail("Buffer contents are not valid base64.");
     if (node.length === 2 && !shared) return bytes.buffer as ArrayBuffer;
     const length = bytes.length;
     const max = node.length === 3 ? this.integer(node[2], length, "maxByteLength") : -1;
@@ -780,7 +779,7 @@ export class Reader {
       ) => ArrayBuffer | SharedArrayBuffer;
       out = max < 0 ? new Ctor(length) : new Ctor(length, { maxByteLength: max });
     } catch {
-      return this.fail("ERR_BAD_VALUE", "Buffer could not be allocated.");
+      return this.fail("Buffer could not be allocated.");
     }
     new Uint8Array(out).set(bytes);
     return out;
@@ -793,37 +792,35 @@ export class Reader {
       !(buffer instanceof ArrayBuffer) &&
       !(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)
     ) {
-      this.fail("ERR_BAD_REFERENCE", "A view must be on an ArrayBuffer or SharedArrayBuffer.");
+      this.fail("A view must be on an ArrayBuffer or SharedArrayBuffer.", "ERR_BAD_REFERENCE");
     }
     return buffer as ArrayBuffer | SharedArrayBuffer;
   }
 
-  typedArray(node: Json[]): ArrayBufferView {
-    this.arity(node, 5, 5);
-    const name = node[1];
-    const id = TYPED_ARRAY_NAMES.indexOf(name as TypedArrayName);
-    if (id < 0) this.fail("ERR_BAD_VALUE", "Unknown typed array type.");
-    const Ctor = typedArrayConstructor(id);
-    if (Ctor === undefined) this.fail("ERR_UNKNOWN_TYPE", `${String(name)} is not available on this host.`);
-    const buffer = this.viewBuffer(node[2]);
-    const offset = this.integer(node[3], 0, "byteOffset");
-    const length = node[4] === null ? undefined : this.integer(node[4], 0, "length");
+  /**
+   * `["TypedArray", type, buffer, byteOffset, length]` or `["DataView", buffer, byteOffset, byteLength]`
+   * (a length written null: to the end of the buffer).
+   */
+  view(node: Json[], typed: boolean): ArrayBufferView {
+    this.arity(node, typed ? 5 : 4);
+    let Ctor: new (buffer: ArrayBufferLike, offset: number, length?: number) => ArrayBufferView = DataView;
+    if (typed) {
+      const name = node[1];
+      const id = TYPED_ARRAY_NAMES.indexOf(name as TypedArrayName);
+      if (id < 0) this.fail("Unknown typed array type.");
+      const found = typedArrayConstructor(id);
+      if (found === undefined)
+        this.fail(`${String(name)} is not available on this host.`, "ERR_UNKNOWN_TYPE");
+      Ctor = found;
+    }
+    const at = typed ? 2 : 1;
+    const buffer = this.viewBuffer(node[at]);
+    const offset = this.integer(node[at + 1], 0, "byteOffset");
+    const length = node[at + 2] === null ? undefined : this.integer(node[at + 2], 0, "length");
     try {
       return length === undefined ? new Ctor(buffer, offset) : new Ctor(buffer, offset, length);
     } catch {
-      return this.fail("ERR_BAD_VALUE", "Typed array does not fit its buffer.");
-    }
-  }
-
-  dataView(node: Json[]): DataView {
-    this.arity(node, 4, 4);
-    const buffer = this.viewBuffer(node[1]);
-    const offset = this.integer(node[2], 0, "byteOffset");
-    const length = node[3] === null ? undefined : this.integer(node[3], 0, "byteLength");
-    try {
-      return new DataView(buffer, offset, length);
-    } catch {
-      return this.fail("ERR_BAD_VALUE", "DataView does not fit its buffer.");
+      return this.fail(`${String(node[0])} does not fit its buffer.`);
     }
   }
 }
