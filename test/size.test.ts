@@ -37,8 +37,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "src/text/reader.ts alone is ~4.4 KB gzip (session 20: the tag table inlined as strings, -185 B, and the reader's repeated checks and messages through shared helpers, -61 B: 9,999 B); the piecewise reader of large texts (spine.ts, ~1.0 KB), the JSON error locator (locate.ts, json-position.ts, ~1.3 KB), fillers, options, the registry and the error classes add the rest",
   },
   "text.stringify": {
-    ceiling: 12350,
-    why: "src/text/writer.ts alone is ~4.8 KB gzip (with the one-byte text of pieces.ts, +0.4 KB, session 17; views.ts's buffer copy without ArrayBuffer#slice and the throw-free brand order, +8 B, session 18; pieces.ts's oneByte writing the runs between wide units straight into bytes, beside the replace path kept for runtimes without a latin1 copy, +170 B, session 19; the identity WeakMap presized from a long array's first sixteenth, +208 B, session 19: 12,328 B, Vitest blob 594 against 646 ms wall quiet), plus the value classifier (~3.3 KB: src/core/types.ts, platform.ts's platform-name tables, views.ts's view and resizable probing, error-parts.ts)",
+    ceiling: 12375,
+    why: "src/text/writer.ts alone is ~4.8 KB gzip (with the one-byte text of pieces.ts, +0.4 KB, session 17; views.ts's buffer copy without ArrayBuffer#slice and the throw-free brand order, +8 B, session 18; pieces.ts's oneByte writing the runs between wide units straight into bytes, beside the replace path kept for runtimes without a latin1 copy, +170 B, session 19; the identity WeakMap presized from a long array's first sixteenth, +208 B, session 19: 12,328 B, Vitest blob 594 against 646 ms wall quiet; a spine's members turned into pieces when it is complete, +43 B, session 20: 12,371 B, Vitest blob 818 against 950 ms CPU in 8 alternated fresh processes at load 12, 3.5 MB less fresh memory), plus the value classifier (~3.3 KB: src/core/types.ts, platform.ts's platform-name tables, views.ts's view and resizable probing, error-parts.ts)",
   },
   clone: {
     ceiling: 9390,

@@ -418,9 +418,26 @@ export class Writer implements JsonWriter, OneByteState {
     return text;
   }
 
+  /**
+   * Marks a complete container holding Raw pieces, and turns its members that are neither pieces nor
+   * spines into pieces now: they are complete too, and `emitSpine` would only turn them into text at
+   * the end, keeping their part of the tree alive through every scavenge of the walk until then (on
+   * the real Vitest blob a third of the text: 7.3 M characters in 7,800 members). Same calls of
+   * `json`, made earlier; the text is the same.
+   */
   spine(container: object): void {
-    if (this.spines === null) this.spines = new Set();
-    this.spines.add(container);
+    let spines = this.spines;
+    if (spines === null) spines = this.spines = new Set();
+    spines.add(container);
+    // Array or JSON object: own data properties (`__proto__` included, see defineData), so a plain
+    // assignment replaces the member.
+    const record = container as Record<string, Json>;
+    for (const key of keysOf(record)) {
+      const member = record[key];
+      if (typeof member === "object" && member !== null && !(member instanceof Raw) && !spines.has(member)) {
+        record[key] = new Raw(this.json(member));
+      }
+    }
   }
 
   /** Own enumerable properties as the inner object of a node (marked as a spine if it holds Raws). */

@@ -5,7 +5,12 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { EMPTY_REGISTRY } from "../../src/core/registry.ts";
+import { MAX_NESTING, ROOT_AT } from "../../src/text/format.ts";
 import { parse, stringify } from "../../src/text/index.ts";
+import { Raw } from "../../src/text/pieces.ts";
+import { toText, toTree } from "../../src/text/stringify.ts";
+import { anchorWriter, Writer } from "../../src/text/writer.ts";
 
 interface Leaf {
   n: number;
@@ -53,5 +58,46 @@ describe("text writer: object numbers across the presized WeakMap", () => {
     // objects) + item 1, its list, and leaves 0-5.
     const id = 1 + 1002 + 2 + 5;
     expect(text).toContain(`"~${id}"`);
+  });
+});
+
+describe("text writer: the members of a spine are pieces once it is complete", () => {
+  /** Every object member of every spine below `node`, with the spine it sits in. */
+  function spineMembers(node: unknown, spines: Set<object>, out: unknown[]): unknown[] {
+    if (typeof node !== "object" || node === null || !spines.has(node)) return out;
+    for (const member of Object.values(node)) {
+      if (typeof member === "object" && member !== null) {
+        out.push(member);
+        spineMembers(member, spines, out);
+      }
+    }
+    return out;
+  }
+
+  it("leaves no plain subtree in a spine (it would live until the text is joined)", () => {
+    const big = (tag: string) => Array.from({ length: 12 }, (_, i) => ({ tag, i, inner: { k: `v${i}` } }));
+    const nullProto = Object.assign(Object.create(null), { a: big("a"), small: { x: 1 }, list: [1, 2] });
+    Object.defineProperty(nullProto, "__proto__", { value: { p: 1 }, enumerable: true, configurable: true });
+    const error = Object.assign(new Error("e"), { extra: big("e"), note: { n: 1 } });
+    const value = {
+      items: big("i"),
+      small: { y: [1, { z: 2 }] },
+      nullProto,
+      error,
+      sparse: Object.assign([big("s")], { 2: { q: 1 } }),
+    };
+    anchorWriter();
+    const writer = new Writer(EMPTY_REGISTRY, null, 8, MAX_NESTING, true, true);
+    const top = writer.run(value);
+    const spines = writer.spines!;
+    expect(spines.size).toBeGreaterThan(3);
+    const members = spineMembers(top[ROOT_AT], spines, []);
+    expect(members.length).toBeGreaterThan(10);
+    for (const member of members) expect(member instanceof Raw || spines.has(member as object)).toBe(true);
+    // The same text as before the members became pieces: one JSON.stringify of the whole tree.
+    const text = toText(value, EMPTY_REGISTRY, 8);
+    expect(text).toBe(JSON.stringify(toTree(value, EMPTY_REGISTRY, null)));
+    expect(Object.getPrototypeOf((parse(text) as { nullProto: object }).nullProto)).toBeNull();
+    expect((parse(text) as { nullProto: Record<string, unknown> }).nullProto.__proto__).toEqual({ p: 1 });
   });
 });
