@@ -161,11 +161,7 @@ type WriterFactory = (keys: readonly string[], ...writers: FieldWriters) => Fiel
  *     try {
  *       x = s["a"];
  *       if (typeof x === "string") writeString(x);
- *       else if (typeof x === "number") {
- *         room();
- *         if ((x & 127) === x && (x !== 0 || 1 / x > 0)) put(x); // 0..127, not -0: its own byte
- *         else writeNumber(x);
- *       }
+ *       else if (typeof x === "number") { room(); writeNumber(x); }
  *       else if (x === true) { room(); put(TRUE); }
  *       else if (x === false) { room(); put(FALSE); }
  *       else if (x === undefined && !hasOwn.call(s, "a")) writeHole();
@@ -188,7 +184,7 @@ export function compileWriter(keys: readonly string[], ...writers: FieldWriters)
   for (let i = 0; i < keys.length; i++) {
     const key = JSON.stringify(keys[i]);
     if (i > 0) body += `k=${i};`;
-    body += `x=s[${key}];if(typeof x=="string")S(x);else if(typeof x=="number"){R();if((x&127)===x&&(x!==0||1/x>0))P(x);else N(x)}else if(x===true){R();P(${TRUE})}else if(x===false){R();P(${FALSE})}else if(x===undefined&&!O.call(s,${key}))H();else V(x);`;
+    body += `x=s[${key}];if(typeof x=="string")S(x);else if(typeof x=="number"){R();N(x)}else if(x===true){R();P(${TRUE})}else if(x===false){R();P(${FALSE})}else if(x===undefined&&!O.call(s,${key}))H();else V(x);`;
   }
   body += "}catch(e){throw A(e,keys[k])}}";
   const factory = compile<WriterFactory>(["keys", "V", "S", "N", "R", "P", "H", "A", "O"], body);
