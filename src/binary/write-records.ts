@@ -13,7 +13,7 @@ import { enter, leave, writeArray, writeValue } from "./encode.ts";
 import type { EncodeSession } from "./session.ts";
 import { shapeCost } from "./session.ts";
 import { FIXREC, HOLE, OBJECT, RECORD, REF, SHAPE_DEF } from "./tags.ts";
-import { put, put2, room, writeNumber, writeString, writeVarint } from "./write-core.ts";
+import { put, put2, room, writeString, writeVarint } from "./write-core.ts";
 import { claim } from "./write-identity.ts";
 import { isPendingCustom, writeByKind, writeCustom } from "./write-payloads.ts";
 import { annotate, Refusal, refuse } from "./write-refusal.ts";
@@ -266,10 +266,6 @@ function writeShaped(value: object, shape: ShapeNode): void {
         ? compileWriter(
             shape.keys!,
             writeValue,
-            writeString,
-            writeNumber,
-            room,
-            put,
             writeHole,
             annotate as (error: unknown, key: string) => unknown,
             hasOwn,

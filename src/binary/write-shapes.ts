@@ -5,7 +5,6 @@
  */
 
 import { compile } from "../core/host.ts";
-import { FALSE, TRUE } from "./tags.ts";
 
 /**
  * Writes the values of one record whose own enumerable keys are exactly its shape's keys. A loop over
@@ -139,19 +138,13 @@ export const writeFieldsGeneric: FieldWriter = () => {
   throw new Error("unreachable");
 };
 
-/** What a compiled writer calls (in `compileWriter`'s parameter order, after the keys). */
-export type FieldWriters = [
+type WriterFactory = (
   writeValue: (value: unknown) => void,
-  writeString: (value: string) => void,
-  writeNumber: (value: number) => void,
-  room: () => void,
-  put: (byte: number) => void,
   writeHole: () => void,
   annotate: (error: unknown, key: string) => unknown,
   hasOwn: (this: object, key: string) => boolean,
-];
-
-type WriterFactory = (keys: readonly string[], ...writers: FieldWriters) => FieldWriter;
+  keys: readonly string[],
+) => FieldWriter;
 
 /**
  * Builds, for keys `a`, `b`:
@@ -159,35 +152,31 @@ type WriterFactory = (keys: readonly string[], ...writers: FieldWriters) => Fiel
  *   function write(s) {
  *     var x, k = 0;
  *     try {
- *       x = s["a"];
- *       if (typeof x === "string") writeString(x);
- *       else if (typeof x === "number") { room(); writeNumber(x); }
- *       else if (x === true) { room(); put(TRUE); }
- *       else if (x === false) { room(); put(FALSE); }
- *       else if (x === undefined && !hasOwn.call(s, "a")) writeHole();
- *       else writeValue(x);
+ *       x = s["a"]; if (x === undefined && !hasOwn.call(s, "a")) writeHole(); else writeValue(x);
  *       k = 1;
- *       x = s["b"]; ...
+ *       x = s["b"]; if (x === undefined && !hasOwn.call(s, "b")) writeHole(); else writeValue(x);
  *     } catch (e) { throw annotate(e, keys[k]); }
  *   }
  *
- * The same reads, in the same order, as `writeFields`, so getters see the same walk. Strings, numbers
- * and booleans (most fields of records) are written here as `writeValue` would write them, without its
- * call and its dispatch: a record of three fields made seven calls, now four. Keys are embedded as JSON
- * string literals, which cannot break out of the string; a member read (unlike a literal) gives
- * `__proto__` no special meaning, so every key list compiles. The generated code names the writers by
- * one letter (V writeValue, S writeString, N writeNumber, R room, P put, H writeHole, A annotate, O
- * hasOwn): its text is part of the bundle. Returns null when codegen is off/refused.
+ * The same reads, in the same order, as `writeFields`, so getters see the same walk. Keys are embedded
+ * as JSON string literals, which cannot break out of the string; a member read (unlike a literal) gives
+ * `__proto__` no special meaning, so every key list compiles. Returns null when codegen is off/refused.
  */
-export function compileWriter(keys: readonly string[], ...writers: FieldWriters): FieldWriter | null {
-  let body = "return function(s){var x,k=0;try{";
+export function compileWriter(
+  keys: readonly string[],
+  writeValue: (value: unknown) => void,
+  writeHole: () => void,
+  annotate: (error: unknown, key: string) => unknown,
+  hasOwn: (this: object, key: string) => boolean,
+): FieldWriter | null {
+  let body = "return function write(s){var x,k=0;try{";
   for (let i = 0; i < keys.length; i++) {
     const key = JSON.stringify(keys[i]);
     if (i > 0) body += `k=${i};`;
-    body += `x=s[${key}];if(typeof x=="string")S(x);else if(typeof x=="number"){R();N(x)}else if(x===true){R();P(${TRUE})}else if(x===false){R();P(${FALSE})}else if(x===undefined&&!O.call(s,${key}))H();else V(x);`;
+    body += `x=s[${key}];if(x===undefined&&!hasOwn.call(s,${key}))writeHole();else writeValue(x);`;
   }
-  body += "}catch(e){throw A(e,keys[k])}}";
-  const factory = compile<WriterFactory>(["keys", "V", "S", "N", "R", "P", "H", "A", "O"], body);
+  body += "}catch(e){throw annotate(e,keys[k]);}}";
+  const factory = compile<WriterFactory>(["writeValue", "writeHole", "annotate", "hasOwn", "keys"], body);
   if (factory === null) return null;
-  return factory(keys, ...writers);
+  return factory(writeValue, writeHole, annotate, hasOwn, keys);
 }
