@@ -9,6 +9,7 @@ import {
 import { encodeMessage } from "../../src/binary/messages.ts";
 import { ArgumentError, DataCloneError, DecodeError } from "../../src/core/errors.ts";
 import { configure } from "../../src/core/host.ts";
+import { NUMBER_EDGES } from "../fixtures/values.ts";
 
 const SELF_CYCLE = /refers back to the custom object itself/;
 
@@ -187,37 +188,7 @@ describe("binary: copy: false", () => {
 
 describe("binary: format details", () => {
   it("reads every integer width, float64 and both date forms from bytes at any offset", () => {
-    const numbers = [
-      0,
-      127,
-      128,
-      255,
-      256,
-      65535,
-      65536,
-      2 ** 31 - 1,
-      2 ** 31,
-      2 ** 32 - 1,
-      2 ** 32,
-      -1,
-      -16,
-      -17,
-      -128,
-      -129,
-      -32768,
-      -32769,
-      -(2 ** 31),
-      -(2 ** 31) - 1,
-      0.1,
-      -0.1,
-      -0,
-      1e308,
-      5e-324,
-      Number.NaN,
-      Number.POSITIVE_INFINITY,
-      Number.NEGATIVE_INFINITY,
-      Number.MAX_SAFE_INTEGER,
-    ];
+    const numbers = NUMBER_EDGES;
     const dates = [new Date(0), new Date(1_700_000_000_000), new Date(1_700_000_000_123), new Date(-1)];
     const strings = ["x".repeat(300), "y".repeat(70_000)];
     const value = [...numbers, ...dates, ...strings];
