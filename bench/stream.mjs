@@ -5,6 +5,8 @@
 //   BENCH_QUICK=1 node --expose-gc bench/stream.mjs          smoke test (fewer values, one round)
 //   BENCH_FILTER=process node --expose-gc bench/stream.mjs   only the process-to-process cases
 //   BENCH_ROUNDS=7                                           rounds per implementation (default 5)
+//   BENCH_INNER=3                                            in process: timed runs per fresh process (default 2)
+//   BENCH_FRESH=0                                            in process: every row in this one process (old way)
 //   BENCH_CONSUME=each                                       in process: let each value go (default: collect)
 //
 // In process, each implementation carries every value of a case from an encoder to a decoder through
@@ -25,16 +27,22 @@
 // chunks encoded before the round, and an allocation floor (the same values built by hand in JS and
 // kept by the same consumer: what any decoder pays for the objects it makes, before decoding anything).
 // Between processes, a Node parent sends every value to a Node child, which
-// sends each back; the figure is the time until the last echo arrived. Each implementation runs in
-// interleaved rounds (A B C, then B C A, then C A B, ...: no implementation always follows the same
-// one), after a forced GC so that each round starts from the same heap; the GC a round causes is in
-// its time. The table shows the median and the mean over the rounds (wall clock) and, in process, the
+// sends each back; the figure is the time until the last echo arrived.
+//
+// In process, every row runs in fresh processes of its own: each round starts one process per row (A B
+// C, then B C A, then C A B, ...: no row always follows the same one), which builds the case's data
+// (deterministic, the same in every process), runs its row once untimed (the result check, and the
+// warm-up), then times it BENCH_INNER times, each after a forced GC; the GC a run causes is in its
+// time. Rows measured in one process distorted each other: which rows ran before decided how many
+// fresh pages (minor faults) a row paid, 7.5k–12k a round, and adding one floor row moved the headline
+// row from 267–380 to 498 ms (strm7). Between processes (and with BENCH_FRESH=0) the rows run in
+// interleaved rounds in this process, after a forced GC each. The table shows the median and the mean over the rounds (wall clock) and, in process, the
 // median CPU time of the process (process.cpuUsage: user + system, GC helper threads included) and the
 // median count of minor page faults (fresh memory touched: see minorFaults), which a
 // busy machine distorts less than the wall clock. Targets are judged on medians, means beside them.
 // A result is checked once (count and first/last value) before it is timed.
 
-import { fork, spawn } from "node:child_process";
+import { fork, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { loadavg } from "node:os";
 import path from "node:path";
@@ -147,19 +155,36 @@ function rebuildHundred(list) {
   return out;
 }
 
+/**
+ * The cases. Their values are made on first use (the same deterministic data in every process): the
+ * parent of the fresh-process runs never builds them, each child builds only its own case's.
+ */
+function makeCase(name, n, make, makeJson, rebuild) {
+  let values;
+  let json;
+  return {
+    name,
+    get values() {
+      values ??= make(n);
+      return values;
+    },
+    get json() {
+      json ??= makeJson(n);
+      return json;
+    },
+    rebuild,
+  };
+}
+
 const cases = [
-  {
-    name: "100,000 records",
-    values: records(quick ? 10_000 : 100_000),
-    json: jsonRecords(quick ? 10_000 : 100_000),
-    rebuild: rebuildRecord,
-  },
-  {
-    name: "10,000 × [100 objects]",
-    values: Array.from({ length: quick ? 1000 : 10_000 }, () => hundred),
-    json: Array.from({ length: quick ? 1000 : 10_000 }, () => hundred),
-    rebuild: rebuildHundred,
-  },
+  makeCase("100,000 records", quick ? 10_000 : 100_000, records, jsonRecords, rebuildRecord),
+  makeCase(
+    "10,000 × [100 objects]",
+    quick ? 1000 : 10_000,
+    (n) => Array.from({ length: n }, () => hundred),
+    (n) => Array.from({ length: n }, () => hundred),
+    rebuildHundred,
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -358,7 +383,7 @@ function inProcess(c) {
       label: "structura",
       run: () =>
         drainWeb(webSource(c.values).pipeThrough(stream.encodeStream()).pipeThrough(stream.decodeStream())),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "structura encodeStream → decodeStream, batch: true",
@@ -370,7 +395,7 @@ function inProcess(c) {
             .pipeThrough(stream.encodeStream({ batch: true }))
             .pipeThrough(stream.decodeStream({ batch: true })),
         ),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "structura text (NDJSON-style) streams",
@@ -382,21 +407,31 @@ function inProcess(c) {
             .pipeThrough(stream.encodeStream({ format: "text" }))
             .pipeThrough(stream.decodeStream({ format: "text" })),
         ),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "NDJSON over TransformStreams",
       group: "web",
       label: "ndjson",
       run: () => drainWeb(webSource(c.json).pipeThrough(ndjsonEncode()).pipeThrough(ndjsonDecode())),
-      want: c.json,
+      want: () => c.json,
     },
     {
       name: "floor: one identity TransformStream",
       group: "web",
       label: "floor",
       run: () => drainWeb(webSource(c.values).pipeThrough(new TransformStream())),
-      want: c.values,
+      want: () => c.values,
+    },
+    {
+      // What any encoder → decoder pair of TransformStreams pays before it encodes a byte: the values
+      // written into two streams in a row and read out of the second (two queues, two promises each).
+      name: "floor: two identity TransformStreams in a row",
+      group: "web",
+      label: "floor ×2",
+      run: () =>
+        drainWeb(webSource(c.values).pipeThrough(new TransformStream()).pipeThrough(new TransformStream())),
+      want: () => c.values,
     },
     // node: Node streams and async iterables
     {
@@ -409,7 +444,7 @@ function inProcess(c) {
           out.push(value);
         return out;
       },
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "structura, values from an object-mode Readable",
@@ -422,7 +457,7 @@ function inProcess(c) {
           out.push(value);
         return out;
       },
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "msgpackr PackrStream → UnpackrStream",
@@ -430,7 +465,7 @@ function inProcess(c) {
       label: "msgpackr",
       run: () =>
         nodePipeline(Readable.from(c.values, { objectMode: true }), new PackrStream(), new UnpackrStream()),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "NDJSON over Node Transforms",
@@ -438,7 +473,7 @@ function inProcess(c) {
       label: "ndjson",
       run: () =>
         nodePipeline(Readable.from(c.json, { objectMode: true }), ndjsonNodeEncode(), ndjsonNodeDecode()),
-      want: c.json,
+      want: () => c.json,
     },
     {
       name: "floor: one identity object-mode PassThrough",
@@ -446,7 +481,7 @@ function inProcess(c) {
       label: "floor",
       run: () =>
         nodePipeline(Readable.from(c.values, { objectMode: true }), new PassThrough({ objectMode: true })),
-      want: c.values,
+      want: () => c.values,
     },
     // no stream at all
     {
@@ -454,21 +489,21 @@ function inProcess(c) {
       group: "sync",
       label: "frames",
       run: async () => structuraFrames(c.values),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "structura createDecoder alone (chunks encoded before)",
       group: "sync",
       label: "decode only",
       run: async () => structuraDecodeOnly(c),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: "floor: the values built by hand in JS and kept, no bytes",
       group: "sync",
       label: "alloc floor",
       run: async () => allocationFloor(c),
-      want: c.values,
+      want: () => c.values,
     },
   ];
 }
@@ -523,15 +558,20 @@ function betweenProcesses(c) {
       name: "structura connect() over the child's stdio",
       label: "structura",
       run: () => structuraProcess(c.values),
-      want: c.values,
+      want: () => c.values,
     },
     {
       name: 'Node fork IPC, serialization: "advanced"',
       label: "advanced",
       run: () => forkProcess(c.values, "advanced"),
-      want: c.values,
+      want: () => c.values,
     },
-    { name: "Node fork IPC, JSON", label: "json ipc", run: () => forkProcess(c.json, "json"), want: c.json },
+    {
+      name: "Node fork IPC, JSON",
+      label: "json ipc",
+      run: () => forkProcess(c.json, "json"),
+      want: () => c.json,
+    },
   ];
 }
 
@@ -547,40 +587,129 @@ function checked(out, want) {
   return true;
 }
 
-async function measure(name, impls) {
-  if (!matchesFilter(name)) return;
-  console.log(`\n${name}`);
-  const live = [];
-  for (const impl of impls) {
-    try {
-      const verdict = checked(await impl.run(), impl.want);
-      if (verdict !== true) console.log(`  ${impl.name}: n/a (${verdict})`);
-      else live.push({ ...impl, times: [], cpu: [], faults: [] });
-    } catch (error) {
-      console.log(`  ${impl.name}: n/a (${error?.message ?? error})`);
-    }
+/**
+ * One implementation's timed runs in this process: `runs` times a forced GC, then one run timed (wall,
+ * CPU of the process, minor page faults). The result is dropped inside the promise chain: `await
+ * impl.run()` would leave it in this suspended function's register until the next run's result
+ * replaced it, so the forced GC before the next run kept the last run's values alive (55 MB for
+ * [100 objects]: 132 instead of 78 MB of heap at the start of every row but the floors'; --trace-gc).
+ */
+async function timeRuns(impl, runs, into) {
+  for (let k = 0; k < runs; k++) await timeOnce(impl, into);
+}
+
+async function timeOnce(impl, into) {
+  globalThis.gc?.();
+  const faults = minorFaults();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await impl.run().then(drop);
+  into.times.push(performance.now() - started);
+  const used = process.cpuUsage(cpu);
+  into.cpu.push((used.user + used.system) / 1000);
+  into.faults.push(minorFaults() - faults);
+}
+
+/** Checks an implementation's result once (also its warm-up): true, or why it is not usable. */
+async function verdictOf(impl) {
+  try {
+    return checked(await impl.run(), impl.want());
+  } catch (error) {
+    return String(error?.message ?? error);
   }
-  const inProcess = name.startsWith("in process");
+}
+
+/**
+ * In a child (BENCH_STREAM_CHILD="<case>|<group>/<label>"): the one implementation, checked once (its
+ * warm-up), then timed INNER times; the samples go to stdout as one JSON line after RESULT_MARK.
+ */
+const CHILD = process.env.BENCH_STREAM_CHILD;
+const RESULT_MARK = "@@stream-bench-result ";
+/** Timed runs per fresh process (after the untimed check run). */
+const INNER = Math.max(1, Number(process.env.BENCH_INNER) || 2);
+/** In-process rows each in fresh processes (default), or all in this one (BENCH_FRESH=0, the old way). */
+const FRESH = process.env.BENCH_FRESH !== "0";
+
+const keyOf = (impl) => `${impl.group}/${impl.label}`;
+
+async function runChild() {
+  const bar = CHILD.indexOf("|");
+  const c = cases.find((x) => x.name === CHILD.slice(0, bar));
+  const impl = c && inProcess(c).find((i) => keyOf(i) === CHILD.slice(bar + 1));
+  if (impl === undefined) throw new Error(`no such row: ${CHILD}`);
+  const verdict = await verdictOf(impl);
+  const out = { verdict, times: [], cpu: [], faults: [] };
+  if (verdict === true) await timeRuns(impl, INNER, out);
+  process.stdout.write(`${RESULT_MARK}${JSON.stringify(out)}\n`);
+}
+
+/** One fresh process for one row of a case: its samples, or why it is not usable. */
+function runFresh(c, impl) {
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_STREAM_CHILD: `${c.name}|${keyOf(impl)}` },
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+  });
+  const line = child.stdout?.split("\n").find((l) => l.startsWith(RESULT_MARK));
+  if (child.status !== 0 || line === undefined) {
+    return { verdict: `the child process failed (status ${child.status}, ${child.signal ?? "no signal"})` };
+  }
+  return JSON.parse(line.slice(RESULT_MARK.length));
+}
+
+/**
+ * Samples for every row of a case. Fresh (in process, default): each round starts one fresh process
+ * per row, the rows' order rotated from round to round, and each process times its row INNER times
+ * after one untimed check run: no row inherits another's heap, fresh pages or JIT state, and whatever
+ * the machine does at one moment is spread over all rows. Otherwise (between processes, or
+ * BENCH_FRESH=0) all rows run in this process, rotated the same way, one run each per round.
+ */
+async function sample(c, impls, fresh) {
+  const live = [];
+  if (fresh) {
+    const all = impls.map((impl) => ({ ...impl, times: [], cpu: [], faults: [], failed: null }));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < all.length; k++) {
+        const impl = all[(round + k) % all.length];
+        if (impl.failed !== null) continue;
+        const got = runFresh(c, impl);
+        if (got.verdict !== true) {
+          impl.failed = got.verdict;
+          continue;
+        }
+        impl.times.push(...got.times);
+        impl.cpu.push(...got.cpu);
+        impl.faults.push(...got.faults);
+      }
+    }
+    for (const impl of all) {
+      if (impl.failed !== null) console.log(`  ${impl.name}: n/a (${impl.failed})`);
+      else live.push(impl);
+    }
+    return live;
+  }
+  for (const impl of impls) {
+    const verdict = await verdictOf(impl);
+    if (verdict !== true) console.log(`  ${impl.name}: n/a (${verdict})`);
+    else live.push({ ...impl, times: [], cpu: [], faults: [] });
+  }
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order each round: whatever one implementation leaves behind (heap, caches, a busy
     // neighbour process) does not always land on the same next one.
     for (let k = 0; k < live.length; k++) {
       const impl = live[(round + k) % live.length];
-      globalThis.gc?.();
-      const faults = minorFaults();
-      const cpu = process.cpuUsage();
-      const started = performance.now();
-      // The values are dropped inside the promise chain: `await impl.run()` would leave them in this
-      // suspended function's register until the next round's result replaced it, so the forced GC
-      // before the next row kept the last row's values alive (55 MB for [100 objects]: 132 instead of
-      // 78 MB of heap at the start of every row but the floors'; --trace-gc).
-      await impl.run().then(drop);
-      impl.times.push(performance.now() - started);
-      const used = process.cpuUsage(cpu);
-      impl.cpu.push((used.user + used.system) / 1000);
-      impl.faults.push(minorFaults() - faults);
+      await timeOnce(impl, impl);
     }
   }
+  return live;
+}
+
+async function measure(name, c, impls) {
+  if (!matchesFilter(name)) return;
+  console.log(`\n${name}`);
+  const inProcess = name.startsWith("in process");
+  const live = await sample(c, impls, inProcess && FRESH);
   // Ratios against the structura row of the same group (stream family); rows without a structura
   // row in their group (the synchronous core) against the headline (node) structura row.
   const baseOf = (group) =>
@@ -647,11 +776,19 @@ function median(t) {
 }
 
 const results = [];
+if (CHILD !== undefined) {
+  await runChild();
+  process.exit(0);
+}
 console.log("structura · stream benchmark");
 console.log(
   `runtime:  ${isBun ? "bun" : "node"} ${runtime.version} · cpu: ${machine.cpu} × ${machine.cores}`,
 );
-console.log(`rounds:   ${ROUNDS} per implementation, interleaved and rotated; times include GC`);
+console.log(
+  FRESH
+    ? `rounds:   in process, ${ROUNDS} rounds; each round runs every row in a fresh process of its own (order rotated), which checks it once untimed and then times it ${INNER}× (BENCH_INNER): ${ROUNDS * INNER} samples a row; times include GC (BENCH_FRESH=0: all rows in this process)`
+    : `rounds:   ${ROUNDS} per implementation, all in this process, interleaved and rotated; times include GC`,
+);
 console.log(
   `consumer: ${CONSUME === "collect" ? "collects every decoded value (BENCH_CONSUME=each: handles each and lets it go)" : "handles each decoded value and lets it go (BENCH_CONSUME=each)"}`,
 );
@@ -660,8 +797,8 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(" ")} (1, 5, 15 min)`,
 );
-for (const c of cases) await measure(`in process: ${c.name}`, inProcess(c));
-if (!isBun) for (const c of cases) await measure(`process to process: ${c.name}`, betweenProcesses(c));
+for (const c of cases) await measure(`in process: ${c.name}`, c, inProcess(c));
+if (!isBun) for (const c of cases) await measure(`process to process: ${c.name}`, c, betweenProcesses(c));
 
 // Targets (issue: Node, medians; in process ≥ 1.5× NDJSON and ≥ msgpackr's stream classes; ≥ 2× advanced IPC).
 console.log(`\ntargets (medians; means beside; in process the node group is the headline):`);
@@ -696,6 +833,16 @@ for (const c of cases) {
     console.log(
       `  ${r >= want ? "PASS" : "MISS"} ${name}${which}: ${r.toFixed(2)}× ${peer} (means ${(p.meanMs / s.meanMs).toFixed(2)}×${cpu}; target ≥ ${want}×)`,
     );
+    if (ours === "web" && theirs === "node") {
+      // The WHATWG form's floor: any encoder → decoder pair of TransformStreams moves every value
+      // through two of them, before a byte is encoded.
+      const floor = find(name, "web", "floor ×2");
+      if (floor !== undefined) {
+        console.log(
+          `       floor: two identity TransformStreams alone take ${formatTime(floor.medianMs * 1e6)} (${(floor.medianMs / p.medianMs).toFixed(2)}× ${peer}'s time, ${(floor.medianMs / s.medianMs).toFixed(2)} of structura's web row); structura's web row above that floor ${formatTime((s.medianMs - floor.medianMs) * 1e6)}, ${peer}'s whole row ${formatTime(p.medianMs * 1e6)}${p.medianMs < floor.medianMs ? ": floor-bound, no WHATWG codec can reach it" : ""}`,
+        );
+      }
+    }
   }
 }
 console.log(
