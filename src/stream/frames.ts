@@ -137,54 +137,80 @@ export class FrameReader {
 
   /** Splits `bytes` (which start at a frame boundary) into frames; keeps an incomplete tail. */
   private scan(bytes: Uint8Array): void {
+    if (this.binary) {
+      this.scanBinary(bytes);
+      return;
+    }
     let at = 0;
     const length = bytes.length;
     while (at < length) {
-      if (!this.binary) {
-        const lf = bytes.indexOf(10, at);
-        if (lf < 0) {
-          this.checkLine(length - at);
-          this.keep(bytes.subarray(at), -1);
-          return;
-        }
-        this.checkLine(lf - at);
-        this.emit(view(bytes, at, lf), lf + 1 - at);
-        at = lf + 1;
-        continue;
-      }
-      // Length prefix: unsigned LEB128, at most MAX_PREFIX bytes.
-      let size = 0;
-      let shift = 1;
-      let p = at;
-      let done = false;
-      while (p < length) {
-        const byte = bytes[p++] as number;
-        size += (byte & 0x7f) * shift;
-        if (byte < 0x80) {
-          done = true;
-          break;
-        }
-        shift *= 128;
-        if (p - at >= MAX_PREFIX) this.badPrefix();
-      }
-      if (!done) {
+      const lf = bytes.indexOf(10, at);
+      if (lf < 0) {
+        this.checkLine(length - at);
         this.keep(bytes.subarray(at), -1);
         return;
       }
-      if (size === 0) {
-        throw new DecodeError("ERR_BAD_LENGTH", `Frame ${this.index} is empty (a frame holds one message).`, {
-          offset: this.offset,
-        });
+      this.checkLine(lf - at);
+      this.emit(view(bytes, at, lf), lf + 1 - at);
+      at = lf + 1;
+    }
+  }
+
+  /**
+   * `scan` for length-prefixed frames: the per-frame loop of a binary stream (a chunk of small values
+   * holds thousands of frames), so it keeps its state in locals, reads a one-byte prefix (a message
+   * under 128 bytes) without the varint loop, and hands each payload to the sink itself.
+   */
+  private scanBinary(bytes: Uint8Array): void {
+    const length = bytes.length;
+    const sink = this.sink;
+    const max = this.maxFrameSize;
+    const buffer = bytes.buffer;
+    const base = bytes.byteOffset;
+    let at = 0;
+    while (at < length) {
+      // Length prefix: unsigned LEB128, at most MAX_PREFIX bytes.
+      let p = at + 1;
+      let size = bytes[at] as number;
+      if (size >= 0x80) {
+        size &= 0x7f;
+        let shift = 128;
+        let done = false;
+        while (p < length) {
+          const byte = bytes[p++] as number;
+          size += (byte & 0x7f) * shift;
+          if (byte < 0x80) {
+            done = true;
+            break;
+          }
+          shift *= 128;
+          if (p - at >= MAX_PREFIX) this.badPrefix();
+        }
+        if (!done) {
+          this.keep(bytes.subarray(at), -1);
+          return;
+        }
       }
-      if (size > this.maxFrameSize) this.tooLarge(size);
-      const frameEnd = p - at + size;
-      if (at + frameEnd > length) {
-        this.keep(bytes.subarray(at), frameEnd);
+      if (size === 0) this.emptyFrame();
+      if (size > max) this.tooLarge(size);
+      const frameEnd = p + size;
+      if (frameEnd > length) {
+        this.keep(bytes.subarray(at), frameEnd - at);
         return;
       }
-      this.emit(view(bytes, p, at + frameEnd), frameEnd);
-      at += frameEnd;
+      // What emit() does, inline: the payload's stream offset is after its prefix.
+      const index = this.index++;
+      const offset = this.offset + (p - at);
+      this.offset += frameEnd - at;
+      sink(new Uint8Array(buffer, base + p, size), index, offset);
+      at = frameEnd;
     }
+  }
+
+  private emptyFrame(): never {
+    throw new DecodeError("ERR_BAD_LENGTH", `Frame ${this.index} is empty (a frame holds one message).`, {
+      offset: this.offset,
+    });
   }
 
   private prefixLength(bytes: Uint8Array): number {

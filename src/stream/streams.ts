@@ -314,6 +314,9 @@ export function encodeStream(options?: EncodeBatchOptions | null): TransformStre
   );
 }
 
+/** Messages up to this many bytes are copied into a batch byte by byte (see `addMessage`). */
+const SMALL_COPY = 32;
+
 /**
  * Frames gathered into one chunk, written into one buffer as they come (a frame is copied once). A
  * chunk that fills most of the buffer takes the buffer with it; a smaller one is copied out, so a chunk
@@ -352,7 +355,12 @@ export class Batch {
     const length = message.length;
     const buffer = this.room(prefixSize(length) + length);
     const at = writePrefix(buffer, this.bytes, length);
-    buffer.set(message, at);
+    if (length > SMALL_COPY) buffer.set(message, at);
+    else {
+      // `set` has a fixed cost of its own, more than a short loop: a stream of small values pays it
+      // once per frame.
+      for (let i = 0; i < length; i++) buffer[at + i] = message[i] as number;
+    }
     this.bytes = at + length;
   }
 
