@@ -6,6 +6,7 @@
 //   BENCH_FILTER=process node --expose-gc bench/stream.mjs   only the process-to-process cases
 //   BENCH_ROUNDS=7                                           rounds per implementation (default 5)
 //   BENCH_INNER=3                                            in process: timed runs per fresh process (default 2)
+//   BENCH_ROWS=node,web/structura,web/floor ×2               in process: only these groups or group/label rows
 //   BENCH_FRESH=0                                            in process: every row in this one process (old way)
 //   BENCH_CONSUME=each                                       in process: let each value go (default: collect)
 //
@@ -705,8 +706,13 @@ async function sample(c, impls, fresh) {
   return live;
 }
 
-async function measure(name, c, impls) {
+/** BENCH_ROWS: the in-process rows to run, as groups (`node`) or rows (`web/floor ×2`); all by default. */
+const ROWS = process.env.BENCH_ROWS ? process.env.BENCH_ROWS.split(",").map((r) => r.trim()) : null;
+const rowWanted = (impl) => ROWS === null || ROWS.includes(impl.group) || ROWS.includes(keyOf(impl));
+
+async function measure(name, c, all) {
   if (!matchesFilter(name)) return;
+  const impls = name.startsWith("in process") ? all.filter(rowWanted) : all;
   console.log(`\n${name}`);
   const inProcess = name.startsWith("in process");
   const live = await sample(c, impls, inProcess && FRESH);
