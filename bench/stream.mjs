@@ -845,7 +845,7 @@ for (const c of cases) {
       const floor = find(name, "web", "floor ×2");
       if (floor !== undefined) {
         console.log(
-          `       floor: two identity TransformStreams alone take ${formatTime(floor.medianMs * 1e6)} (${(floor.medianMs / p.medianMs).toFixed(2)}× ${peer}'s time, ${(floor.medianMs / s.medianMs).toFixed(2)} of structura's web row); ${s.medianMs > floor.medianMs ? `structura's web row above that floor ${formatTime((s.medianMs - floor.medianMs) * 1e6)}` : "structura's web row at that floor"}, ${peer}'s whole row ${formatTime(p.medianMs * 1e6)}${p.medianMs < floor.medianMs ? ": floor-bound, no WHATWG codec can reach it" : ""}`,
+          `       floor: two identity TransformStreams alone take ${formatTime(floor.medianMs * 1e6)} (CPU ${formatTime(floor.cpuMs * 1e6)}: ${(floor.cpuMs / p.cpuMs).toFixed(2)}× ${peer}'s CPU; wall ${(floor.medianMs / p.medianMs).toFixed(2)}× ${peer}'s time, ${(floor.medianMs / s.medianMs).toFixed(2)} of structura's web row); ${s.medianMs > floor.medianMs ? `structura's web row above that floor ${formatTime((s.medianMs - floor.medianMs) * 1e6)}` : "structura's web row at that floor"}, ${peer}'s whole row ${formatTime(p.medianMs * 1e6)}${p.medianMs < floor.medianMs ? ": floor-bound, no WHATWG codec can reach it" : ""}`,
         );
       }
     }
