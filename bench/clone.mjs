@@ -586,8 +586,10 @@ function rfdcVerdict(s, r, floor) {
   if (floor === undefined)
     return `${head}; no exact floor measured for this value (only plain records and arrays have one): not explained`;
   const extra = floor - r;
+  // Within 3% of rfdc: a border, which one run of means at this machine's noise cannot read.
+  if (gap <= 0.03 * r) return `AT rfdc (${head}, within 3%): a border, run again before reading it`;
   if (extra <= 0) {
-    return `UNEXPLAINED: ${head}, but the exact floor measured no slower than rfdc here (floor − rfdc = ${formatTime(extra)}), so no exact work accounts for it`;
+    return `UNEXPLAINED: ${head}, but the exact floor measured no slower than rfdc here (floor − rfdc = −${formatTime(-extra)}), so no exact work accounts for it`;
   }
   if (s <= floor) {
     return `EXPLAINED by exactness: ${head} ≤ the exact work rfdc skips (floor − rfdc = ${formatTime(extra)}); structura is rfdc + ${pct(gap / extra)} of that work, ${formatRatio(floor / s)} faster than the floor`;
