@@ -109,3 +109,52 @@ describe("clone entry: objects", () => {
     expect(() => clone({ a: [0, () => 1] })).toThrow(PATH_A1);
   });
 });
+
+describe("clone entry: the state kept between calls", () => {
+  it("a clone started from a getter mid-walk gets its own state; the outer keeps its shared references", () => {
+    const shared = { s: 1 };
+    const innerValue = { x: [shared], y: shared };
+    let inner: { x: unknown[]; y: unknown } | undefined;
+    const value = {
+      a: shared,
+      get b() {
+        inner = clone(innerValue);
+        return 2;
+      },
+      c: shared,
+    };
+    const copy = clone(value);
+    expect(copy.a).toBe(copy.c);
+    expect(copy.a).not.toBe(shared);
+    expect(copy.a).toEqual({ s: 1 });
+    expect(copy.b).toBe(2);
+    expect(inner!.x[0]).toBe(inner!.y);
+    expect(inner!.y).not.toBe(copy.a);
+    // and the next call starts empty: nothing of the last call is found in its memory map
+    const again = clone({ a: shared, c: shared });
+    expect(again.a).not.toBe(copy.a);
+    expect(again.a).toBe(again.c);
+  });
+  it("after a refusal the next call starts empty", () => {
+    const shared = { s: 1 };
+    expect(() => clone({ a: shared, f: () => 1 })).toThrow(DataCloneError);
+    const copy = clone({ a: shared, b: shared });
+    expect(copy.a).toBe(copy.b);
+    expect(copy.a).not.toBe(shared);
+    expect(copy.a).toEqual({ s: 1 });
+  });
+  it("after an exception from a getter the next call starts empty", () => {
+    const shared = { s: 1 };
+    const boom = new Error("boom");
+    const value = {
+      a: shared,
+      get b() {
+        throw boom;
+      },
+    };
+    expect(() => clone(value)).toThrow(boom);
+    const copy = clone([shared, shared]);
+    expect(copy[0]).toBe(copy[1]);
+    expect(copy[0]).not.toBe(shared);
+  });
+});
