@@ -10,6 +10,7 @@
 import { DataCloneError, describeValue } from "../core/errors.ts";
 import { nativeStructuredClone } from "../core/host.ts";
 import { listed } from "../core/intrinsics.ts";
+import { checkOptions } from "../core/options.ts";
 import { formatPath, mapEntrySegment, setMemberSegment } from "../core/path.ts";
 import {
   BlobCtor,
@@ -95,50 +96,77 @@ const keysOf = Object.keys;
 
 let stateAnchored = false;
 
-export function clone<T>(value: T, options?: CloneOptions): T {
-  // WebIDL: `value` is a required argument. Only counted when it is undefined, so the hot path never
-  // touches `arguments`.
-  // biome-ignore lint/complexity/noArguments: structuredClone() throws where structuredClone(undefined) does not
-  if (value === undefined && arguments.length === 0) {
+/** Option names `clone` knows; any other is an ArgumentError (see ./index.ts). */
+const CLONE_OPTIONS: readonly string[] = ["transfer"];
+
+/**
+ * `clone(value, options)` for what the public entry (./index.ts) does not take itself: any options, an
+ * undefined value (`argc`, the entry's argument count, tells `clone()` from `clone(undefined)`), a
+ * function or a symbol.
+ */
+export function cloneWithOptions<T>(value: T, options: CloneOptions | null | undefined, argc: number): T {
+  // WebIDL: `value` is a required argument.
+  if (value === undefined && argc === 0) {
     throw new TypeError("clone requires at least 1 argument, but only 0 were passed.");
   }
-  // WebIDL dictionary conversion: anything but undefined, null or an object is a TypeError.
-  if (
-    options !== undefined &&
-    options !== null &&
-    typeof options !== "object" &&
-    typeof options !== "function"
-  ) {
-    throw new TypeError("The options argument must be an object.");
+  // WebIDL dictionary conversion: anything but undefined, null or an object is a TypeError. Unknown
+  // option names are an ArgumentError (stricter than native, see ./index.ts).
+  if (options !== undefined && options !== null) {
+    if (typeof options === "object") checkOptions(options, CLONE_OPTIONS, "clone()");
+    else if (typeof options !== "function") throw new TypeError("The options argument must be an object.");
   }
   const transfer = options?.transfer;
-  // Strings, numbers and the other primitives are immutable: the clone is the value itself.
-  if ((typeof value !== "object" || value === null) && transfer === undefined) {
+  // The transfer list is converted (a WebIDL sequence<object>) and checked for types and duplicates
+  // before anything is serialized; whether its buffers are detached is checked after (see transfer.ts).
+  const plan = transfer === undefined ? null : prepareTransfer(transfer);
+  if (plan === null) {
+    // Strings, numbers and the other primitives are immutable: the clone is the value itself.
+    if (typeof value === "object" && value !== null) return cloneRoot(value) as T;
     if (typeof value === "function" || typeof value === "symbol") {
       throw new DataCloneError(`${describeValue(value)} could not be cloned.`, "value");
     }
     return value;
   }
-  // The transfer list is converted (a WebIDL sequence<object>) and checked for types and duplicates
-  // before anything is serialized; whether its buffers are detached is checked after (see transfer.ts).
-  const plan = transfer === undefined ? null : prepareTransfer(transfer);
+  const state = newState(plan);
+  let result: unknown;
+  try {
+    result = cloneValue(value, state);
+  } catch (error) {
+    throw refusalToError(error);
+  }
+  completeTransfer(plan);
+  return result as T;
+}
+
+/**
+ * `clone(object)` without options: the walk from an object root (a plain or null-prototype record, an
+ * array, any kind), with no transfer list. The public entry (./index.ts) calls it directly, so that the
+ * entry itself stays small enough for the engine to inline into its caller.
+ */
+export function cloneRoot(value: object): object {
+  const state = newState(null);
+  try {
+    return cloneObject(value, state);
+  } catch (error) {
+    throw refusalToError(error);
+  }
+}
+
+function newState(plan: TransferPlan | null): CloneState {
   // Anchored once (a flag is cheaper than asking the class each call: see anchorCloneState).
   if (!stateAnchored) {
     anchorCloneState();
     stateAnchored = true;
   }
-  const state = new CloneState(plan);
-  let result: unknown;
-  try {
-    result = cloneValue(value, state);
-  } catch (error) {
-    if (error instanceof Refusal) {
-      throw new DataCloneError(error.message, formatPath(reversed(error.segments)));
-    }
-    throw error;
+  return new CloneState(plan);
+}
+
+/** A refusal unwinding out of the walk becomes a DataCloneError with the rendered path; others pass. */
+function refusalToError(error: unknown): unknown {
+  if (error instanceof Refusal) {
+    return new DataCloneError(error.message, formatPath(reversed(error.segments)));
   }
-  if (plan !== null) completeTransfer(plan);
-  return result as T;
+  return error;
 }
 
 /** The segments root first (they were added innermost first); no `reverse`, which a script may replace. */
