@@ -49,8 +49,8 @@ const OVER: Record<string, { ceiling: number; why: string }> = {
     why: "src/binary/decode.ts alone is ~5.4 KB gzip (decoder, shape compiler, error messages, the Latin-1 block string path: +0.4 KB for amazon_cellphones 1.45x faster), plus the stream shape table's reader hooks and the shape tree's for-in walk shared with the writer (+67 B, session 16), plus the shared short-string table (read-ascii.ts, +0.3 KB: kept decoded graphs 57 instead of 80 bytes an object), plus an array's direct path to records by shape id (+6 B: [100 objects] decoded in 15-20% less CPU, strm4), plus multi-byte numbers read from the bytes instead of a DataView made per message (+113 B: 100,000 stream records decoded in 15-20% less CPU, strm6)",
   },
   "binary.serialize": {
-    ceiling: 12000,
-    why: "src/binary/encode.ts with write-identity.ts (object numbering in chunked Sets, merged into one Map past 32 chunks: +~50 B, bin5, 800,000 objects in 1.4 s instead of 7.6 s), write-payloads.ts and write-shapes.ts is ~5.6 KB gzip, plus the classifier of src/core/types.ts",
+    ceiling: 12130,
+    why: "src/binary/encode.ts with write-identity.ts (object numbering in chunked Sets, merged into one Map past 32 chunks: +~50 B, bin5, 800,000 objects in 1.4 s instead of 7.6 s), write-payloads.ts and write-shapes.ts is ~5.6 KB gzip, plus the classifier of src/core/types.ts; plus the hot record writers (+140 B, bin8: 11,982 -> 12,122 B; writeField, and a second writer compiled for a shape with 32 records in one message: a [100 objects] message 216.0k -> 200.7k instructions, fresh objects 369.4-380.9k -> 364.0k, 256 rotating record types unchanged)",
   },
   "formdata.parse": {
     ceiling: 12600,

@@ -27,6 +27,12 @@ export class ShapeNode {
   uses = 0;
   /** The compiled field writer; null until compiled, `writeFieldsGeneric` if it cannot be. */
   write: FieldWriter | null = null;
+  /** The hot writer (see write-records.ts `writeShaped`), once the shape proved hot; until then, the
+   * message (`seen`, write-records.ts's message count; -1: never again) in which this shape last had
+   * records, and how many (`hits`). */
+  hot: FieldWriter | null = null;
+  seen = 0;
+  hits = 0;
   /** Its weight in a stream's shape table (session.ts `shapeCost`); -1 until a stream defines it. */
   cost = -1;
 }
@@ -130,6 +136,12 @@ export function privateShapeTree(): () => void {
 
 /** Records of a shape written by the generic loop before its writer is compiled (across messages). */
 export const COMPILE_AFTER = 2;
+/**
+ * Records of one shape in one message after which its writer is compiled again as the hot writer. 256
+ * record types rotating with 4 records each in a message keep the cold writer; a message of 100 records
+ * of one shape (what a channel or stream sends) switches after its first 32.
+ */
+export const HOT_RECORDS = 32;
 /** Wider records keep the generic loop: a long body gains little and costs compile time. */
 export const MAX_COMPILED_KEYS = 64;
 

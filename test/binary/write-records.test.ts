@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { deserialize, serialize } from "../../src/binary/index.ts";
+import { COMPILE_AFTER, HOT_RECORDS, lookupShape } from "../../src/binary/write-shapes.ts";
 import { NUMBER_EDGES } from "../fixtures/values.ts";
 
-// Records of one shape are written by the generic loop for their first uses and then by a writer compiled
+// Records of one shape are written by the generic loop for their first uses, then by a cold writer compiled
 // for the shape (write-shapes.ts `compileWriter`), which reads the fields in the same order and hands each
-// value to `writeValue`. Both must write the same bytes: a message whose first records
-// went through the loop and its later ones through the compiled writer is compared with the same value
-// written again, when the shape's writer is compiled from its first record on.
+// value to `writeValue`, and once the shape has HOT_RECORDS records in one message, by its hot writer,
+// which hands each value to `writeField` (strings, numbers and booleans written there). All must write
+// the same bytes: a message whose first records went through the loop, the next ones through the cold
+// writer and its last ones through the hot writer is compared with the same value written again, when
+// the hot writer writes every record.
 
 let fresh = 0;
 /** Key names no other test uses, so the shape starts uncompiled (shapes are process-wide). */
@@ -43,13 +46,15 @@ function records(value: unknown, count: number): Record<string, unknown>[] {
 describe("binary writer: compiled record writers", () => {
   it("write every kind of field value as the generic loop does", () => {
     for (const value of VALUES) {
-      const list = records(value, 6);
-      const first = serialize(list); // records 1-2 by the loop, 3-6 by the compiled writer
-      const again = serialize(list); // all six by the compiled writer
+      const count = HOT_RECORDS + COMPILE_AFTER + 6;
+      const list = records(value, count);
+      // Records 1-2 by the loop, then the cold writer, the last 5 by the hot writer.
+      const first = serialize(list);
+      const again = serialize(list); // all by the hot writer
       expect(Array.from(again)).toEqual(Array.from(first));
       const back = deserialize(first) as Record<string, unknown>[];
-      expect(back).toHaveLength(6);
-      for (let i = 0; i < 6; i++) {
+      expect(back).toHaveLength(count);
+      for (let i = 0; i < count; i++) {
         const b = Object.values(back[i]!)[1];
         if (typeof value === "number") expect(Object.is(b, value)).toBe(true);
         else expect(b).toEqual(value);
@@ -73,13 +78,27 @@ describe("binary writer: compiled record writers", () => {
       o[c] = true;
       return o;
     };
-    const list = [make(), make(), make(), make(), make()];
-    const first = serialize(list);
-    const again = serialize([make(), make(), make(), make(), make()]);
+    const count = HOT_RECORDS + COMPILE_AFTER + 6;
+    const first = serialize(Array.from({ length: count }, make));
+    const again = serialize(Array.from({ length: count }, make));
     expect(Array.from(again)).toEqual(Array.from(first));
     for (const o of deserialize(first) as Record<string, unknown>[]) {
       expect(Object.keys(o)).toEqual([a, c]);
       expect(o[c]).toBe(true);
     }
+  });
+
+  it("give a shape its hot writer only after HOT_RECORDS records in one message", () => {
+    const few = keys();
+    const many = keys();
+    const make = (k: string[], i: number) => ({ [k[0]!]: i, [k[1]!]: "x", [k[2]!]: true });
+    // Many messages with fewer records of the shape each: the cold writer stays.
+    for (let m = 0; m < 20; m++) {
+      serialize(Array.from({ length: HOT_RECORDS - 1 }, (_, i) => make(few, i)));
+    }
+    expect(lookupShape(few).write).not.toBeNull();
+    expect(lookupShape(few).hot).toBeNull();
+    serialize(Array.from({ length: HOT_RECORDS + COMPILE_AFTER + 1 }, (_, i) => make(many, i)));
+    expect(lookupShape(many).hot).not.toBeNull();
   });
 });
