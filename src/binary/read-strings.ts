@@ -47,13 +47,25 @@ export function stringAt(start: number, n: number): string {
 function readShort(start: number, n: number): string {
   const b = src;
   const e = start + n;
-  let i = start;
   let w0 = 0;
   let w1 = 0;
   let w2 = 0;
-  for (let shift = 0; i < e && shift < 32; shift += 8) w0 |= b[i++]! << shift;
-  for (let shift = 0; i < e && shift < 32; shift += 8) w1 |= b[i++]! << shift;
-  for (let shift = 0; i < e; shift += 8) w2 |= b[i++]! << shift;
+  // Whole words in one expression each, the last bytes by the loop (little-endian, the rest zero): a
+  // loop per word tested its bounds and its shift for every byte.
+  let i = start;
+  if (n >= 4) {
+    w0 = b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
+    i += 4;
+    if (n >= 8) {
+      w1 = b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
+      i += 4;
+      for (let shift = 0; i < e; shift += 8) w2 |= b[i++]! << shift;
+    } else {
+      for (let shift = 0; i < e; shift += 8) w1 |= b[i++]! << shift;
+    }
+  } else {
+    for (let shift = 0; i < e; shift += 8) w0 |= b[i++]! << shift;
+  }
   if (((w0 | w1 | w2) & 0x80808080) !== 0) return decodeUtf8(start, e);
   const slot = internSlot(n, w0, w1, w2);
   const shared = internedAt(slot, n, w0, w1, w2);
