@@ -12,16 +12,14 @@
  * Records of a shape are read by a per-shape reader compiled once the shape has repeated (lazy, CSP
  * safe: see core/host.ts `compile`), which builds each object as one literal with its final hidden class.
  *
- * This module holds the reader core (bounds, scalars, strings, arrays, objects, records) and the
- * per-call state; read-shapes.ts caches shapes and compiles their readers, read-payloads.ts reads the
- * extensions (Map, Set, buffers and views, errors, custom types, ...).
+ * This module holds the reader core (bounds, scalars, string headers, arrays, objects, records) and the
+ * per-call state; read-strings.ts makes the strings from their bytes, read-shapes.ts caches shapes and
+ * compiles their readers, read-payloads.ts reads the extensions (Map, Set, buffers and views, errors,
+ * custom types, ...).
  */
 
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
-import { type HostSlices, hostSlices } from "../core/host.ts";
 import type { TypeRegistry } from "../core/registry.ts";
-import { INTERN_MAX, intern, internedAt, internSlot, sawOnce, shortAscii } from "./read-ascii.ts";
-import { abByteLength } from "./read-buffers.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
   COMPILE_AFTER,
@@ -31,6 +29,7 @@ import {
   readGeneric,
   type Shape,
 } from "./read-shapes.ts";
+import { resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
 import { type DecodeSession, MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
@@ -119,8 +118,6 @@ export interface Alias {
   copy: ArrayBuffer | null;
 }
 export let aliases: Map<number, Alias> | null = null;
-/** Whether `src` is over a SharedArrayBuffer: -1 until a string needs to know (see decodeUtf8). */
-let sharedInput = -1;
 let active = false;
 
 export function fail(code: StructuraErrorCode, message: string, at = pos): never {
@@ -215,7 +212,6 @@ export function decode(
   stream: DecodeSession | null = null,
 ): unknown {
   if (active) return decodeReentrant(bytes, config, stream);
-  if (host === undefined) host = hostSlices();
   active = true;
   try {
     return decodeFresh(bytes, config, 0, Number.POSITIVE_INFINITY, stream);
@@ -252,12 +248,7 @@ function decodeFresh(
   registry = config.registry;
   copy = config.copy;
   aliases = null;
-  sharedInput = -1;
-  blockStart = 0;
-  blockEnd = 0;
-  words = null;
-  sliceShort = host !== null && end >= SLICE_SHORT_FROM;
-  sliceLong = host !== null;
+  resetStrings(end);
   session = null;
   if (stream !== null && end > 0 && bytes[0] === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
@@ -313,8 +304,7 @@ function decodeFresh(
     session = null;
     src = EMPTY;
     view = null;
-    blockText = "";
-    words = null;
+    resumeStrings(0);
     registry = null;
     aliases = null;
   }
@@ -358,6 +348,7 @@ export function float64At(at: number): number {
 }
 
 function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: DecodeSession | null): unknown {
+  const strings = slicing();
   const saved = {
     session,
     tableBytes,
@@ -373,15 +364,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     registry,
     copy,
     aliases,
-    sharedInput,
     version,
-    blockText,
-    blockStart,
-    blockEnd,
-    words,
-    wordBase,
-    sliceShort,
-    sliceLong,
   };
   try {
     return decodeFresh(bytes, config, saved.depth, saved.maxDepth, stream);
@@ -400,15 +383,8 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     registry = saved.registry;
     copy = saved.copy;
     aliases = saved.aliases;
-    sharedInput = saved.sharedInput;
     version = saved.version;
-    blockText = saved.blockText;
-    blockStart = saved.blockStart;
-    blockEnd = saved.blockEnd;
-    words = saved.words;
-    wordBase = saved.wordBase;
-    sliceShort = saved.sliceShort;
-    sliceLong = saved.sliceLong;
+    resumeStrings(strings);
   }
 }
 
@@ -546,151 +522,13 @@ function readRef(): unknown {
 // ---------------------------------------------------------------------------------------------------
 // Strings
 
-const textDecoder = new TextDecoder();
 const fromCharCode = String.fromCharCode;
-
-/** Strings up to this many bytes are tried as ASCII first (see shortAscii). */
-const SHORT_ASCII = 16;
-
-/**
- * The host's byte decoders (core/host.ts `hostSlices`), looked up on the first decode: Node and Bun have
- * them, browsers use TextDecoder.
- */
-let host: HostSlices | null | undefined;
 
 function readUtf8(n: number): string {
   if (n > end - pos) truncated();
   const start = pos;
   pos += n;
-  if (n <= INTERN_MAX) return readShort(start, n);
-  if (n <= SHORT_ASCII) {
-    // Short ASCII strings (keys, ids, names): one fromCharCode call with explicit arguments beats a call
-    // into the runtime's UTF-8 decoder and allocates only the result.
-    const b = src;
-    let or = 0;
-    for (let i = start; i < start + n; i++) or |= b[i]!;
-    if (or < 0x80) return sliceShort ? fromBlock(start, n) : shortAscii(b, start, n);
-    return decodeUtf8(start, start + n);
-  }
-  return readLonger(start, n);
-}
-
-/**
- * A string of up to INTERN_MAX bytes: packed into three words as they are checked for ASCII (the key
- * of the shared-string table, read-ascii.ts). A string the table keeps is made by fromCharCode, always
- * flat (a slice of the block is a copy on V8 under 13 characters, but may point into the block
- * elsewhere: the table must not keep blocks alive).
- */
-function readShort(start: number, n: number): string {
-  const b = src;
-  const e = start + n;
-  let i = start;
-  let w0 = 0;
-  let w1 = 0;
-  let w2 = 0;
-  for (let shift = 0; i < e && shift < 32; shift += 8) w0 |= b[i++]! << shift;
-  for (let shift = 0; i < e && shift < 32; shift += 8) w1 |= b[i++]! << shift;
-  for (let shift = 0; i < e; shift += 8) w2 |= b[i++]! << shift;
-  if (((w0 | w1 | w2) & 0x80808080) !== 0) return decodeUtf8(start, e);
-  const slot = internSlot(n, w0, w1, w2);
-  const shared = internedAt(slot, n, w0, w1, w2);
-  if (shared === null) {
-    sawOnce(slot, n, w0, w1, w2);
-    return sliceShort ? fromBlock(start, n) : shortAscii(b, start, n);
-  }
-  // Seen before: "" until its second sighting shares it (the empty string itself is always shared).
-  return shared.length === n ? shared : intern(slot, shortAscii(b, start, n));
-}
-
-/**
- * Longer ASCII strings on a host with Buffer: one Latin-1 slice of up to BLOCK bytes of the input
- * serves every ASCII string inside it, each taken out with `String#slice` (on V8 a string of 13 or
- * more characters sliced from another is a small object pointing into it, not a copy). One call into
- * the host per string was 50–90% of the decode time of string-heavy messages (amazon_cellphones: 3,236
- * such strings, ~90 ns a call); msgpackr's native extractor batches its strings the same way. A
- * decoded string keeps at most its BLOCK-byte Latin-1 block alive, never the input (docs/security.md).
- */
-const BLOCK = 2048;
-/** The Latin-1 text of input bytes blockStart to blockEnd; empty between calls. */
-let blockText = "";
-let blockStart = 0;
-let blockEnd = 0;
-
-/**
- * Whether short ASCII strings are sliced from the block too: in a message of SLICE_SHORT_FROM bytes or
- * more, where a block serves many strings. A slice shorter than 13 characters is a copy, made by one
- * builtin call: cheaper than fromCharCode with up to 16 arguments ([100 strings] 2.4 -> 2.1 µs), but
- * not worth the host call in a message of a few strings ([10 objects] would gain 0.2 µs on 0.8).
- */
-const SLICE_SHORT_FROM = 512;
-let sliceShort = false;
-/** Whether longer ASCII strings are sliced from the block: on a host with Buffer, except for shape keys. */
-let sliceLong = false;
-
-function readLonger(start: number, n: number): string {
-  if (sliceLong && n <= BLOCK && isAscii(start, start + n)) return fromBlock(start, n);
-  return decodeUtf8(start, start + n);
-}
-
-/** ASCII input bytes `start` to `start + n` (at most BLOCK) as a slice of the block holding them. */
-function fromBlock(start: number, n: number): string {
-  if (start < blockStart || start + n > blockEnd) {
-    blockStart = start;
-    blockEnd = end - start > BLOCK ? start + BLOCK : end;
-    blockText = host!.latin1.call(src, blockStart, blockEnd);
-  }
-  return blockText.slice(start - blockStart, start - blockStart + n);
-}
-
-/**
- * The input's 4-byte-aligned interior as an Int32Array (made on the first longer string of a message),
- * so the ASCII check ORs four bytes at a time: checking byte by byte cost more than the decoding it
- * guards (0.6 ns a byte). `wordBase` is the index in `src` of the first aligned byte.
- */
-let words: Int32Array | null = null;
-let wordBase = 0;
-
-function makeWords(): Int32Array {
-  const offset = src.byteOffset;
-  const aligned = (offset + 3) & ~3;
-  const count = (offset + src.length - aligned) >> 2;
-  wordBase = aligned - offset;
-  words = count > 0 ? new Int32Array(src.buffer, aligned, count) : new Int32Array(0);
-  return words;
-}
-
-/** Whether input bytes `from` to `to` are all below 0x80. */
-function isAscii(from: number, to: number): boolean {
-  const b = src;
-  const w = words ?? makeWords();
-  let or = 0;
-  let i = from;
-  // Bytes up to the first aligned word, four words at a time, then words, then the last bytes. A
-  // word lies inside `from`..`to` and so inside the input: `w` covers every aligned word of `src`.
-  while (i < to && ((i - wordBase) & 3) !== 0) or |= b[i++]!;
-  let k = (i - wordBase) >> 2;
-  for (; i + 16 <= to; i += 16, k += 4) or |= w[k]! | w[k + 1]! | w[k + 2]! | w[k + 3]!;
-  for (; i + 4 <= to; i += 4) or |= w[k++]!;
-  while (i < to) or |= b[i++]!;
-  return (or & 0x80808080) === 0;
-}
-
-function decodeUtf8(from: number, to: number): string {
-  // Invalid UTF-8 decodes with U+FFFD replacements (the encoder never writes any).
-  if (host !== null) return host!.utf8.call(src, from, to);
-  // Browsers' TextDecoder rejects views over a SharedArrayBuffer (the channel's ring): decode a
-  // non-shared copy of just this string's bytes. Whether the input is shared is found once per call.
-  if (sharedInput === -1) sharedInput = isShared(src.buffer) ? 1 : 0;
-  return textDecoder.decode(sharedInput === 1 ? src.slice(from, to) : src.subarray(from, to));
-}
-
-export function isShared(buffer: ArrayBufferLike): boolean {
-  try {
-    abByteLength.call(buffer);
-    return false;
-  } catch {
-    return true;
-  }
+  return stringAt(start, n);
 }
 
 const UTF16_CHUNK = 4096;
@@ -853,12 +691,11 @@ function readShapeDefinition(): object {
   if (n === 0) fail("ERR_BAD_VALUE", "A shape needs at least one key.", at);
   const keys: string[] = new Array(n);
   // The keys go into the process-wide shape cache (and a stream's table), which must hold strings of
-  // their own: a slice would keep its whole Latin-1 block alive there. decodeFresh resets both flags.
-  const short = sliceShort;
-  sliceShort = sliceLong = false;
+  // their own: a slice would keep its whole Latin-1 block alive there (read-strings.ts).
+  const flags = slicing();
+  setSlicing(0);
   for (let i = 0; i < n; i++) keys[i] = readKey();
-  sliceShort = short;
-  sliceLong = host !== null;
+  setSlicing(flags);
   if (session !== null) addToTable(keys, at);
   const shape = internShape(keys);
   shapes.push(shape);

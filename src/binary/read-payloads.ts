@@ -35,7 +35,6 @@ import {
   enter,
   fail,
   float64At,
-  isShared,
   leave,
   need,
   pos,
@@ -59,6 +58,7 @@ import {
   version,
 } from "./decode.ts";
 import { abResizable, type BufferHeader, isBuffer, makeBuffer } from "./read-buffers.ts";
+import { isShared } from "./read-strings.ts";
 import { typedStackError } from "./stack.ts";
 import {
   BIGINT_NEG,

@@ -4,7 +4,7 @@ import { INTERN_MAX, internSlot } from "../../src/binary/read-ascii.ts";
 import { DecodeError } from "../../src/core/errors.ts";
 
 // The decoder reads strings longer than 16 bytes through a shared Latin-1 block where the host has
-// Buffer (decode.ts `readLonger`; in messages of 512 bytes or more, shorter ones too), after an ASCII check that reads the input four bytes at a time
+// Buffer (read-strings.ts `readLonger`; in messages of 512 bytes or more, shorter ones too), after an ASCII check that reads the input four bytes at a time
 // from its aligned interior. These tests place strings across block edges, word edges and input
 // offsets, with non-ASCII bytes right next to them.
 
@@ -133,7 +133,7 @@ describe("binary: longer strings", () => {
   });
 });
 
-/** The shared-string table's slot for an ASCII string (its bytes packed as decode.ts `readShort` does). */
+/** The shared-string table's slot for an ASCII string (its bytes packed as read-strings.ts `readShort` does). */
 function slotOf(s: string): number {
   const w = [0, 0, 0];
   for (let i = 0; i < s.length; i++) w[i >> 2]! |= s.charCodeAt(i) << ((i & 3) * 8);
