@@ -9,7 +9,7 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
-import { defaultPollMicros, Poll } from "./poll.ts";
+import { afterMicrotasks, defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
@@ -33,6 +33,7 @@ import {
   transferType,
   typedFailure,
   type WatchedWorker,
+  YIELD_WAIT_MICROS,
 } from "./wire.ts";
 
 export type { ChannelEvent, ChannelHandle, EndOptions, PostOptions, WatchedWorker } from "./wire.ts";
@@ -80,11 +81,16 @@ export class ChannelEnd<T = unknown> {
     }
     // No polling by default on a single CPU (see defaultPollMicros); an explicit spinMicros is obeyed.
     const reply = spin ?? defaultPollMicros(REPLY_POLL_MICROS);
+    // There the reply poll blocks in Atomics.wait instead (YIELD_WAIT_MICROS): the peer gets the CPU,
+    // and its reply comes through the ring with a futex wake rather than a port message.
+    const yielding = spin === undefined && reply === 0;
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).
     // The default polls stop while the machine is busy (see machineBusy); an explicit spinMicros polls.
-    this.#replyPoll = new Poll(reply, 10, spin === undefined);
+    this.#replyPoll = yielding
+      ? new Poll(YIELD_WAIT_MICROS, 10, false, true)
+      : new Poll(reply, 10, spin === undefined);
     this.#streamPoll = new Poll(Math.min(reply, STREAM_POLL_MICROS), 6, spin === undefined);
     this.#syncPoll = new Poll(spin ?? 0, 10);
     const types = options?.types ?? [];
@@ -194,6 +200,12 @@ export class ChannelEnd<T = unknown> {
     this.#deliveredSinceSleep = false;
     // Reads what came, or parks.
     this.#drain();
+  };
+
+  #releaseQueued = false;
+  #releasePeer = (): void => {
+    this.#releaseQueued = false;
+    this.#sender.releaseWaitingPeer();
   };
 
   // ---------------------------------------------------------------------------------------------------
@@ -363,6 +375,13 @@ export class ChannelEnd<T = unknown> {
         if (Atomics.load(rx.ctrl, HEAD) !== head) {
           Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
           continue;
+        }
+        // The peer blocks for a reply (its one-CPU reply poll): if this thread goes idle without
+        // sending one, let it go. Not now: code answering this delivery from promise continuations
+        // (however many `await`s deep) has not run yet. A macrotask runs once they all have.
+        if (!this.#releaseQueued && this.#sender.peerWaiting) {
+          this.#releaseQueued = true;
+          afterMicrotasks(this.#releasePeer);
         }
         return;
       }

@@ -3,7 +3,7 @@
  * only (Atomics, performance.now).
  */
 
-import { HEAD } from "./ring.ts";
+import { AWAKE, HEAD, READER_SLEEP, YIELDING } from "./ring.ts";
 
 /**
  * How many CPUs this thread may run on (its affinity: `taskset`, a container's CPU set), where the
@@ -79,6 +79,33 @@ export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
 }
 
 /**
+ * Blocks in `Atomics.wait` on HEAD for up to `ms`, flagged YIELDING: the writer then notifies instead of
+ * ringing the doorbell, and a peer that parks in its event loop without having written notifies too (no
+ * reply is coming then). True when HEAD moved away from `head`. Throws where the thread may not block
+ * (a browser's main thread).
+ */
+export function waitFor(ctrl: Int32Array, head: number, ms: number): boolean {
+  Atomics.store(ctrl, READER_SLEEP, YIELDING);
+  try {
+    // Flag first, then HEAD again: either we see the record or the writer sees the flag.
+    if (Atomics.load(ctrl, HEAD) === head) Atomics.wait(ctrl, HEAD, head, ms);
+  } finally {
+    Atomics.store(ctrl, READER_SLEEP, AWAKE);
+  }
+  return Atomics.load(ctrl, HEAD) !== head;
+}
+
+/**
+ * Runs `fn` in a later macrotask: `setImmediate` where the host has it (Node, Bun: after this turn's
+ * microtasks and I/O), else `setTimeout(fn, 0)`.
+ */
+export function afterMicrotasks(fn: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+  if (typeof immediate === "function") immediate(fn);
+  else setTimeout(fn, 0);
+}
+
+/**
  * Polling instead of parking saves a wake-up on each side (the writer's doorbell, a port message, and
  * this thread's return through its event loop), which is most of a small message's trip; but a poll
  * that is not answered is CPU taken from whoever shares the core, perhaps the very peer it waits for.
@@ -87,18 +114,24 @@ export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
  * messages, and wastes a vanishing share of the core from then on.
  */
 export class Poll {
-  readonly #ms: number;
+  #ms: number;
   readonly #maxMisses: number;
+  /** Blocks in Atomics.wait instead of spinning (see waitFor): the one-CPU reply poll. */
+  readonly #yielding: boolean;
   /** Not while the machine is busy (see machineBusy): the default polls, not an explicit spinMicros. */
   readonly #loadAware: boolean;
   #misses = 0;
   #skip = 0;
 
-  /** `micros`: the budget of one poll (0: never poll). */
-  constructor(micros: number, maxMisses: number, loadAware = false) {
+  /**
+   * `micros`: the budget of one poll (0: never poll). `yielding`: block in Atomics.wait instead of
+   * spinning (the CPU goes to the peer meanwhile; see docs/channel.md, One CPU).
+   */
+  constructor(micros: number, maxMisses: number, loadAware = false, yielding = false) {
     this.#ms = micros / 1000;
     this.#maxMisses = maxMisses;
     this.#loadAware = loadAware;
+    this.#yielding = yielding;
   }
 
   /** Whether to poll at all now: while the machine is busy, a load-aware poll parks at once. */
@@ -114,7 +147,18 @@ export class Poll {
       return false;
     }
     if (this.#loadAware && machineBusy()) return false;
-    if (spinFor(ctrl, head, this.#ms)) {
+    let got: boolean;
+    if (!this.#yielding) got = spinFor(ctrl, head, this.#ms);
+    else {
+      try {
+        got = waitFor(ctrl, head, this.#ms);
+      } catch {
+        // This thread may not block (a browser's main thread): never again.
+        this.#ms = 0;
+        return Atomics.load(ctrl, HEAD) !== head;
+      }
+    }
+    if (got) {
       this.#misses = 0;
       return true;
     }

@@ -16,10 +16,12 @@ export const CLOSED = 2;
 export const TAIL = 16;
 export const WRITER_SLEEP = 17;
 /** READER_SLEEP values: awake; blocked in Atomics.wait (notify it); parked in its event loop (ring its
- * doorbell, a port message). */
+ * doorbell, a port message); blocked in Atomics.wait for a reply, for a bounded time, where the thread has
+ * one CPU (notify it; a peer that parks without answering notifies it too: see poll.ts, waitFor). */
 export const AWAKE = 0;
 export const PARKED_ON_RING = 1;
 export const PARKED_ON_PORT = 2;
+export const YIELDING = 3;
 /** Bytes before the data region. */
 export const CONTROL_BYTES = 128;
 /** Record header: int32 length-or-kind, int32 sequence number. */

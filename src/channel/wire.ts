@@ -111,6 +111,8 @@ export const ITER_HIGH = 256;
  */
 export const REPLY_POLL_MICROS = 50;
 export const STREAM_POLL_MICROS = 20;
+/** Where the thread has one CPU: how long the reply poll blocks in Atomics.wait (see poll.ts). */
+export const YIELD_WAIT_MICROS = 5000;
 export const SYNC_SLICE_MS = 50;
 
 // The buffers of the message being encoded or decoded, for the transfer custom type.
