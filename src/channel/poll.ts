@@ -79,16 +79,19 @@ export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
 }
 
 /**
- * Blocks in `Atomics.wait` on HEAD for up to `ms`, flagged YIELDING: the writer then notifies instead of
- * ringing the doorbell, and a peer that parks in its event loop without having written notifies too (no
- * reply is coming then). True when HEAD moved away from `head`. Throws where the thread may not block
- * (a browser's main thread).
+ * Blocks in `Atomics.wait` for up to `ms`, flagged YIELDING: a writer that publishes swaps the flag
+ * back to AWAKE and notifies (no doorbell), and so does a peer that goes idle without having written
+ * (no reply is coming then). The wait is on the flag itself, not on HEAD: the peer's release changes
+ * only the flag, and a wait on a word that did not change would miss a notify sent just before it
+ * began. True when HEAD moved away from `head`. Throws where the thread may not block (a browser's
+ * main thread).
  */
 export function waitFor(ctrl: Int32Array, head: number, ms: number): boolean {
   Atomics.store(ctrl, READER_SLEEP, YIELDING);
   try {
-    // Flag first, then HEAD again: either we see the record or the writer sees the flag.
-    if (Atomics.load(ctrl, HEAD) === head) Atomics.wait(ctrl, HEAD, head, ms);
+    // Flag first, then HEAD again: either we see the record or the writer sees the flag (and swaps
+    // it, so the wait below returns at once if it has not begun yet).
+    if (Atomics.load(ctrl, HEAD) === head) Atomics.wait(ctrl, READER_SLEEP, YIELDING, ms);
   } finally {
     Atomics.store(ctrl, READER_SLEEP, AWAKE);
   }

@@ -186,6 +186,11 @@ export class Ring {
     Atomics.notify(this.ctrl, HEAD);
   }
 
+  /** Wakes a reader blocked for a reply (YIELDING: it waits on READER_SLEEP, see poll.ts, waitFor). */
+  wakeYielding(): void {
+    Atomics.notify(this.ctrl, READER_SLEEP);
+  }
+
   /**
    * Consumer: frees everything up to `tail`. Returns true if the producer was waiting for room and now
    * has to be woken: only once at most half the ring is in use (or all of it is free). Waking it at the
@@ -208,6 +213,7 @@ export class Ring {
     Atomics.store(this.ctrl, READER_SLEEP, 0);
     Atomics.store(this.ctrl, WRITER_SLEEP, 0);
     Atomics.notify(this.ctrl, HEAD);
+    Atomics.notify(this.ctrl, READER_SLEEP);
     Atomics.notify(this.ctrl, TAIL);
   }
 

@@ -225,7 +225,8 @@ export class Sender {
       // a closed port: dropped, as MessagePort does
     }
     // The reader woke meanwhile and blocked in receiveSync: it takes the string from the port.
-    if (parked === PARKED_ON_RING || parked === YIELDING) tx.wakeReader();
+    if (parked === PARKED_ON_RING) tx.wakeReader();
+    else if (parked === YIELDING) tx.wakeYielding();
     return true;
   }
 
@@ -266,7 +267,8 @@ export class Sender {
       (sleep === PARKED_ON_RING || sleep === YIELDING) &&
       Atomics.compareExchange(tx.ctrl, READER_SLEEP, sleep, AWAKE) === sleep
     ) {
-      tx.wakeReader();
+      if (sleep === PARKED_ON_RING) tx.wakeReader();
+      else tx.wakeYielding();
     }
     return true;
   }
@@ -285,7 +287,8 @@ export class Sender {
       } catch {
         // a closed port: nobody to wake
       }
-    } else if (parked === PARKED_ON_RING || parked === YIELDING) this.#tx!.wakeReader();
+    } else if (parked === PARKED_ON_RING) this.#tx!.wakeReader();
+    else if (parked === YIELDING) this.#tx!.wakeYielding();
   }
 
   /** Sends a message through the port (its ring record, if any, is the caller's). */
@@ -361,7 +364,7 @@ export class Sender {
       Atomics.load(tx.ctrl, READER_SLEEP) === YIELDING &&
       Atomics.compareExchange(tx.ctrl, READER_SLEEP, YIELDING, AWAKE) === YIELDING
     ) {
-      tx.wakeReader();
+      tx.wakeYielding();
     }
   }
 
