@@ -9,7 +9,7 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
-import { afterMicrotasks, defaultPollMicros, Poll } from "./poll.ts";
+import { afterMicrotasks, blockingWaitPays, defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
@@ -83,7 +83,7 @@ export class ChannelEnd<T = unknown> {
     const reply = spin ?? defaultPollMicros(REPLY_POLL_MICROS);
     // There the reply poll blocks in Atomics.wait instead (YIELD_WAIT_MICROS): the peer gets the CPU,
     // and its reply comes through the ring with a futex wake rather than a port message.
-    const yielding = spin === undefined && reply === 0;
+    const yielding = spin === undefined && reply === 0 && blockingWaitPays;
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).

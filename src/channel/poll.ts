@@ -60,6 +60,17 @@ export function machineBusy(): boolean {
 }
 
 /**
+ * Whether the one-CPU reply wait (waitFor) is used by default: on Node only, where it was measured to
+ * beat the port (docs/channel.md, One CPU). Under Bun 1.4 (one core, load 16) it doubled the round trip
+ * (14 KB: 20.4 µs against 11.6 µs parking, `Worker.postMessage` 10.7 µs): its port hop is cheaper than
+ * its futex wake. Deno and browsers: not measured, so not used.
+ */
+export const blockingWaitPays: boolean = (() => {
+  const g = globalThis as { Bun?: unknown; Deno?: unknown; process?: { versions?: { node?: unknown } } };
+  return g.Bun === undefined && g.Deno === undefined && typeof g.process?.versions?.node === "string";
+})();
+
+/**
  * The default polling budget: `micros`, or 0 where this thread has a single CPU. There the peer
  * cannot run while we poll (unless the scheduler takes the CPU from us mid-poll), so every poll is
  * unanswered and only delays the peer; even backed off (see Poll), each one that is tried costs the

@@ -32,10 +32,11 @@ export interface EndOptions {
   /**
    * How long (microseconds) an end that has sent something polls the ring for the reply before it
    * parks; polling backs off by itself when replies do not come that fast, and the default polls stop
-   * while the machine is busy (load average at least the CPUs plus one, where the host says). Default 50,
-   * or 0 where the thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it polls); 0 disables
-   * every poll (also the shorter one for the next message of a stream). Given explicitly, `receiveSync`
-   * polls this long before each `Atomics.wait` too.
+   * while the machine is busy (load average at least the CPUs plus one, where the host says). Default 50;
+   * where the thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it
+   * spins) no spin, but a wait in `Atomics.wait` of up to 5 ms that gives the peer the CPU (see
+   * docs/channel.md, One CPU). 0 disables every poll and that wait (also the shorter poll for the next
+   * message of a stream). Given explicitly, `receiveSync` polls this long before each `Atomics.wait` too.
    */
   spinMicros?: number | undefined;
   /** Custom types (as for `serialize`); both ends need the same ones. */
