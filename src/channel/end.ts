@@ -66,6 +66,8 @@ export class ChannelEnd<T = unknown> {
   readonly #streamPoll: Poll;
   /** `receiveSync`'s poll before each Atomics.wait: only with an explicit `spinMicros`. */
   readonly #syncPoll: Poll;
+  /** The reply poll blocks in Atomics.wait (one CPU, see poll.ts, waitFor). */
+  readonly #yielding: boolean;
   #sentSinceSleep = false;
   #deliveredSinceSleep = false;
   #pollQueued = false;
@@ -84,6 +86,7 @@ export class ChannelEnd<T = unknown> {
     // There the reply poll blocks in Atomics.wait instead (YIELD_WAIT_MICROS): the peer gets the CPU,
     // and its reply comes through the ring with a futex wake rather than a port message.
     const yielding = spin === undefined && reply === 0 && blockingWaitPays;
+    this.#yielding = yielding;
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).
@@ -194,7 +197,11 @@ export class ChannelEnd<T = unknown> {
     // sets the flag and then reads HEAD, so nothing published in between is missed.)
     if (Atomics.load(rx.ctrl, READER_SLEEP) === PARKED_ON_PORT) Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
     const head = this.#in.tail;
-    if (this.#sentSinceSleep) this.#replyPoll.poll(rx.ctrl, head);
+    // (Not the one-CPU blocking wait while messages wait for room: the reader's `{ r: 1 }` comes on
+    // the port, which a thread blocked in Atomics.wait does not see; a reply is not due yet anyway.)
+    if (this.#sentSinceSleep && !(this.#yielding && this.#sender.hasQueued)) {
+      this.#replyPoll.poll(rx.ctrl, head);
+    }
     else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
     this.#sentSinceSleep = false;
     this.#deliveredSinceSleep = false;
