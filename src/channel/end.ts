@@ -69,6 +69,8 @@ export class ChannelEnd<T = unknown> {
   /** The reply poll blocks in Atomics.wait (one CPU, see poll.ts, waitFor). */
   readonly #yielding: boolean;
   #sentSinceSleep = false;
+  /** Messages sent since the reply poll was queued (see #pollThenPark). */
+  #sentInTurn = 0;
   #deliveredSinceSleep = false;
   #pollQueued = false;
 
@@ -174,6 +176,7 @@ export class ChannelEnd<T = unknown> {
     const list = Array.isArray(options) ? options : (options as PostOptions | undefined)?.transfer;
     const buffers = transferList(list);
     this.#sentSinceSleep = true;
+    this.#sentInTurn++;
     if (!this.#pollQueued && this.#started && this.#rx !== null && this.#replyPoll.enabled) {
       this.#pollQueued = true;
       queueMicrotask(this.#pollThenPark);
@@ -191,6 +194,8 @@ export class ChannelEnd<T = unknown> {
    */
   #pollThenPark = (): void => {
     this.#pollQueued = false;
+    const burst = this.#sentInTurn > 1;
+    this.#sentInTurn = 0;
     const rx = this.#rx;
     if (rx === null || this.#closed || this.#draining || this.#paused() || this.#in.waitingForPort) return;
     // Awake while polling: a writer that publishes meanwhile needs no doorbell. (Parking again below
@@ -199,10 +204,11 @@ export class ChannelEnd<T = unknown> {
     const head = this.#in.tail;
     // (Not the one-CPU blocking wait while messages wait for room: the reader's `{ r: 1 }` comes on
     // the port, which a thread blocked in Atomics.wait does not see; a reply is not due yet anyway.)
-    if (this.#sentSinceSleep && !(this.#yielding && this.#sender.hasQueued)) {
-      this.#replyPoll.poll(rx.ctrl, head);
-    }
-    else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
+    // Nor after a burst (more than one message this turn): a stream, whose reader answers, if at all,
+    // once it has read them all.
+    if (this.#sentSinceSleep) {
+      if (!(this.#yielding && (burst || this.#sender.hasQueued))) this.#replyPoll.poll(rx.ctrl, head);
+    } else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
     this.#sentSinceSleep = false;
     this.#deliveredSinceSleep = false;
     // Reads what came, or parks.
