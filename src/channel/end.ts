@@ -9,7 +9,7 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
-import { defaultPollMicros, Poll } from "./poll.ts";
+import { afterMicrotasks, blockingWaitPays, defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
@@ -33,6 +33,7 @@ import {
   transferType,
   typedFailure,
   type WatchedWorker,
+  YIELD_WAIT_MICROS,
 } from "./wire.ts";
 
 export type { ChannelEvent, ChannelHandle, EndOptions, PostOptions, WatchedWorker } from "./wire.ts";
@@ -65,7 +66,11 @@ export class ChannelEnd<T = unknown> {
   readonly #streamPoll: Poll;
   /** `receiveSync`'s poll before each Atomics.wait: only with an explicit `spinMicros`. */
   readonly #syncPoll: Poll;
+  /** The reply poll blocks in Atomics.wait (one CPU, see poll.ts, waitFor). */
+  readonly #yielding: boolean;
   #sentSinceSleep = false;
+  /** Messages sent since the reply poll was queued (see #pollThenPark). */
+  #sentInTurn = 0;
   #deliveredSinceSleep = false;
   #pollQueued = false;
 
@@ -80,11 +85,17 @@ export class ChannelEnd<T = unknown> {
     }
     // No polling by default on a single CPU (see defaultPollMicros); an explicit spinMicros is obeyed.
     const reply = spin ?? defaultPollMicros(REPLY_POLL_MICROS);
+    // There the reply poll blocks in Atomics.wait instead (YIELD_WAIT_MICROS): the peer gets the CPU,
+    // and its reply comes through the ring with a futex wake rather than a port message.
+    const yielding = spin === undefined && reply === 0 && blockingWaitPays;
+    this.#yielding = yielding;
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).
     // The default polls stop while the machine is busy (see machineBusy); an explicit spinMicros polls.
-    this.#replyPoll = new Poll(reply, 10, spin === undefined);
+    this.#replyPoll = yielding
+      ? new Poll(YIELD_WAIT_MICROS, 10, false, true)
+      : new Poll(reply, 10, spin === undefined);
     this.#streamPoll = new Poll(Math.min(reply, STREAM_POLL_MICROS), 6, spin === undefined);
     this.#syncPoll = new Poll(spin ?? 0, 10);
     const types = options?.types ?? [];
@@ -165,6 +176,7 @@ export class ChannelEnd<T = unknown> {
     const list = Array.isArray(options) ? options : (options as PostOptions | undefined)?.transfer;
     const buffers = transferList(list);
     this.#sentSinceSleep = true;
+    this.#sentInTurn++;
     if (!this.#pollQueued && this.#started && this.#rx !== null && this.#replyPoll.enabled) {
       this.#pollQueued = true;
       queueMicrotask(this.#pollThenPark);
@@ -182,18 +194,31 @@ export class ChannelEnd<T = unknown> {
    */
   #pollThenPark = (): void => {
     this.#pollQueued = false;
+    const burst = this.#sentInTurn > 1;
+    this.#sentInTurn = 0;
     const rx = this.#rx;
     if (rx === null || this.#closed || this.#draining || this.#paused() || this.#in.waitingForPort) return;
     // Awake while polling: a writer that publishes meanwhile needs no doorbell. (Parking again below
     // sets the flag and then reads HEAD, so nothing published in between is missed.)
     if (Atomics.load(rx.ctrl, READER_SLEEP) === PARKED_ON_PORT) Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
     const head = this.#in.tail;
-    if (this.#sentSinceSleep) this.#replyPoll.poll(rx.ctrl, head);
-    else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
+    // (Not the one-CPU blocking wait while messages wait for room: the reader's `{ r: 1 }` comes on
+    // the port, which a thread blocked in Atomics.wait does not see; a reply is not due yet anyway.)
+    // Nor after a burst (more than one message this turn): a stream, whose reader answers, if at all,
+    // once it has read them all.
+    if (this.#sentSinceSleep) {
+      if (!(this.#yielding && (burst || this.#sender.hasQueued))) this.#replyPoll.poll(rx.ctrl, head);
+    } else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
     this.#sentSinceSleep = false;
     this.#deliveredSinceSleep = false;
     // Reads what came, or parks.
     this.#drain();
+  };
+
+  #releaseQueued = false;
+  #releasePeer = (): void => {
+    this.#releaseQueued = false;
+    this.#sender.releaseWaitingPeer();
   };
 
   // ---------------------------------------------------------------------------------------------------
@@ -363,6 +388,13 @@ export class ChannelEnd<T = unknown> {
         if (Atomics.load(rx.ctrl, HEAD) !== head) {
           Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
           continue;
+        }
+        // The peer blocks for a reply (its one-CPU reply poll): if this thread goes idle without
+        // sending one, let it go. Not now: code answering this delivery from promise continuations
+        // (however many `await`s deep) has not run yet. A macrotask runs once they all have.
+        if (!this.#releaseQueued && this.#sender.peerWaiting) {
+          this.#releaseQueued = true;
+          afterMicrotasks(this.#releasePeer);
         }
         return;
       }

@@ -3,7 +3,7 @@
  * only (Atomics, performance.now).
  */
 
-import { HEAD } from "./ring.ts";
+import { AWAKE, HEAD, READER_SLEEP, YIELDING } from "./ring.ts";
 
 /**
  * How many CPUs this thread may run on (its affinity: `taskset`, a container's CPU set), where the
@@ -60,6 +60,17 @@ export function machineBusy(): boolean {
 }
 
 /**
+ * Whether the one-CPU reply wait (waitFor) is used by default: on Node only, where it was measured to
+ * beat the port (docs/channel.md, One CPU). Under Bun 1.4 (one core, load 16) it doubled the round trip
+ * (14 KB: 20.4 µs against 11.6 µs parking, `Worker.postMessage` 10.7 µs): its port hop is cheaper than
+ * its futex wake. Deno and browsers: not measured, so not used.
+ */
+export const blockingWaitPays: boolean = (() => {
+  const g = globalThis as { Bun?: unknown; Deno?: unknown; process?: { versions?: { node?: unknown } } };
+  return g.Bun === undefined && g.Deno === undefined && typeof g.process?.versions?.node === "string";
+})();
+
+/**
  * The default polling budget: `micros`, or 0 where this thread has a single CPU. There the peer
  * cannot run while we poll (unless the scheduler takes the CPU from us mid-poll), so every poll is
  * unanswered and only delays the peer; even backed off (see Poll), each one that is tried costs the
@@ -79,6 +90,36 @@ export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
 }
 
 /**
+ * Blocks in `Atomics.wait` for up to `ms`, flagged YIELDING: a writer that publishes swaps the flag
+ * back to AWAKE and notifies (no doorbell), and so does a peer that goes idle without having written
+ * (no reply is coming then). The wait is on the flag itself, not on HEAD: the peer's release changes
+ * only the flag, and a wait on a word that did not change would miss a notify sent just before it
+ * began. True when HEAD moved away from `head`. Throws where the thread may not block (a browser's
+ * main thread).
+ */
+export function waitFor(ctrl: Int32Array, head: number, ms: number): boolean {
+  Atomics.store(ctrl, READER_SLEEP, YIELDING);
+  try {
+    // Flag first, then HEAD again: either we see the record or the writer sees the flag (and swaps
+    // it, so the wait below returns at once if it has not begun yet).
+    if (Atomics.load(ctrl, HEAD) === head) Atomics.wait(ctrl, READER_SLEEP, YIELDING, ms);
+  } finally {
+    Atomics.store(ctrl, READER_SLEEP, AWAKE);
+  }
+  return Atomics.load(ctrl, HEAD) !== head;
+}
+
+/**
+ * Runs `fn` in a later macrotask: `setImmediate` where the host has it (Node, Bun: after this turn's
+ * microtasks and I/O), else `setTimeout(fn, 0)`.
+ */
+export function afterMicrotasks(fn: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+  if (typeof immediate === "function") immediate(fn);
+  else setTimeout(fn, 0);
+}
+
+/**
  * Polling instead of parking saves a wake-up on each side (the writer's doorbell, a port message, and
  * this thread's return through its event loop), which is most of a small message's trip; but a poll
  * that is not answered is CPU taken from whoever shares the core, perhaps the very peer it waits for.
@@ -87,18 +128,24 @@ export function spinFor(ctrl: Int32Array, head: number, ms: number): boolean {
  * messages, and wastes a vanishing share of the core from then on.
  */
 export class Poll {
-  readonly #ms: number;
+  #ms: number;
   readonly #maxMisses: number;
+  /** Blocks in Atomics.wait instead of spinning (see waitFor): the one-CPU reply poll. */
+  readonly #yielding: boolean;
   /** Not while the machine is busy (see machineBusy): the default polls, not an explicit spinMicros. */
   readonly #loadAware: boolean;
   #misses = 0;
   #skip = 0;
 
-  /** `micros`: the budget of one poll (0: never poll). */
-  constructor(micros: number, maxMisses: number, loadAware = false) {
+  /**
+   * `micros`: the budget of one poll (0: never poll). `yielding`: block in Atomics.wait instead of
+   * spinning (the CPU goes to the peer meanwhile; see docs/channel.md, One CPU).
+   */
+  constructor(micros: number, maxMisses: number, loadAware = false, yielding = false) {
     this.#ms = micros / 1000;
     this.#maxMisses = maxMisses;
     this.#loadAware = loadAware;
+    this.#yielding = yielding;
   }
 
   /** Whether to poll at all now: while the machine is busy, a load-aware poll parks at once. */
@@ -114,7 +161,18 @@ export class Poll {
       return false;
     }
     if (this.#loadAware && machineBusy()) return false;
-    if (spinFor(ctrl, head, this.#ms)) {
+    let got: boolean;
+    if (!this.#yielding) got = spinFor(ctrl, head, this.#ms);
+    else {
+      try {
+        got = waitFor(ctrl, head, this.#ms);
+      } catch {
+        // This thread may not block (a browser's main thread): never again.
+        this.#ms = 0;
+        return Atomics.load(ctrl, HEAD) !== head;
+      }
+    }
+    if (got) {
       this.#misses = 0;
       return true;
     }

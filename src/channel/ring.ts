@@ -16,10 +16,12 @@ export const CLOSED = 2;
 export const TAIL = 16;
 export const WRITER_SLEEP = 17;
 /** READER_SLEEP values: awake; blocked in Atomics.wait (notify it); parked in its event loop (ring its
- * doorbell, a port message). */
+ * doorbell, a port message); blocked in Atomics.wait for a reply, for a bounded time, where the thread has
+ * one CPU (notify it; a peer that parks without answering notifies it too: see poll.ts, waitFor). */
 export const AWAKE = 0;
 export const PARKED_ON_RING = 1;
 export const PARKED_ON_PORT = 2;
+export const YIELDING = 3;
 /** Bytes before the data region. */
 export const CONTROL_BYTES = 128;
 /** Record header: int32 length-or-kind, int32 sequence number. */
@@ -184,6 +186,11 @@ export class Ring {
     Atomics.notify(this.ctrl, HEAD);
   }
 
+  /** Wakes a reader blocked for a reply (YIELDING: it waits on READER_SLEEP, see poll.ts, waitFor). */
+  wakeYielding(): void {
+    Atomics.notify(this.ctrl, READER_SLEEP);
+  }
+
   /**
    * Consumer: frees everything up to `tail`. Returns true if the producer was waiting for room and now
    * has to be woken: only once at most half the ring is in use (or all of it is free). Waking it at the
@@ -206,6 +213,7 @@ export class Ring {
     Atomics.store(this.ctrl, READER_SLEEP, 0);
     Atomics.store(this.ctrl, WRITER_SLEEP, 0);
     Atomics.notify(this.ctrl, HEAD);
+    Atomics.notify(this.ctrl, READER_SLEEP);
     Atomics.notify(this.ctrl, TAIL);
   }
 

@@ -14,6 +14,7 @@ import {
   READER_SLEEP,
   type Ring,
   WRITER_SLEEP,
+  YIELDING,
 } from "./ring.ts";
 import { BULK_STRING, encodeBulk, ringTextWritable, sharesStrings } from "./text.ts";
 import {
@@ -225,6 +226,7 @@ export class Sender {
     }
     // The reader woke meanwhile and blocked in receiveSync: it takes the string from the port.
     if (parked === PARKED_ON_RING) tx.wakeReader();
+    else if (parked === YIELDING) tx.wakeYielding();
     return true;
   }
 
@@ -260,11 +262,13 @@ export class Sender {
     // (receiveSync) needs a notify, after the message is on its way so that it can take it at once.
     tx.publishHead();
     this.postPayload(item);
+    const sleep = Atomics.load(tx.ctrl, READER_SLEEP);
     if (
-      Atomics.load(tx.ctrl, READER_SLEEP) === PARKED_ON_RING &&
-      Atomics.compareExchange(tx.ctrl, READER_SLEEP, PARKED_ON_RING, AWAKE) === PARKED_ON_RING
+      (sleep === PARKED_ON_RING || sleep === YIELDING) &&
+      Atomics.compareExchange(tx.ctrl, READER_SLEEP, sleep, AWAKE) === sleep
     ) {
-      tx.wakeReader();
+      if (sleep === PARKED_ON_RING) tx.wakeReader();
+      else tx.wakeYielding();
     }
     return true;
   }
@@ -284,6 +288,7 @@ export class Sender {
         // a closed port: nobody to wake
       }
     } else if (parked === PARKED_ON_RING) this.#tx!.wakeReader();
+    else if (parked === YIELDING) this.#tx!.wakeYielding();
   }
 
   /** Sends a message through the port (its ring record, if any, is the caller's). */
@@ -340,6 +345,27 @@ export class Sender {
       this.#queueAt = 0;
     }
     this.#armWriter();
+  }
+
+  /** The peer blocks in Atomics.wait for a reply (its one-CPU reply poll, YIELDING). */
+  get peerWaiting(): boolean {
+    return this.#tx !== null && Atomics.load(this.#tx.ctrl, READER_SLEEP) === YIELDING;
+  }
+
+  /**
+   * This end has parked in its event loop without writing since the peer began waiting for a reply in
+   * Atomics.wait (YIELDING): none is coming now, so let it go on (and park too) instead of blocking to
+   * its timeout.
+   */
+  releaseWaitingPeer(): void {
+    const tx = this.#tx;
+    if (
+      tx !== null &&
+      Atomics.load(tx.ctrl, READER_SLEEP) === YIELDING &&
+      Atomics.compareExchange(tx.ctrl, READER_SLEEP, YIELDING, AWAKE) === YIELDING
+    ) {
+      tx.wakeYielding();
+    }
   }
 
   /** The reader's `{ r: 1 }` port message: room was freed. */

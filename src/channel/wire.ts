@@ -32,10 +32,11 @@ export interface EndOptions {
   /**
    * How long (microseconds) an end that has sent something polls the ring for the reply before it
    * parks; polling backs off by itself when replies do not come that fast, and the default polls stop
-   * while the machine is busy (load average at least the CPUs plus one, where the host says). Default 50,
-   * or 0 where the thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it polls); 0 disables
-   * every poll (also the shorter one for the next message of a stream). Given explicitly, `receiveSync`
-   * polls this long before each `Atomics.wait` too.
+   * while the machine is busy (load average at least the CPUs plus one, where the host says). Default 50;
+   * where the thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it
+   * spins) no spin, but a wait in `Atomics.wait` of up to 5 ms that gives the peer the CPU (see
+   * docs/channel.md, One CPU). 0 disables every poll and that wait (also the shorter poll for the next
+   * message of a stream). Given explicitly, `receiveSync` polls this long before each `Atomics.wait` too.
    */
   spinMicros?: number | undefined;
   /** Custom types (as for `serialize`); both ends need the same ones. */
@@ -111,6 +112,8 @@ export const ITER_HIGH = 256;
  */
 export const REPLY_POLL_MICROS = 50;
 export const STREAM_POLL_MICROS = 20;
+/** Where the thread has one CPU: how long the reply poll blocks in Atomics.wait (see poll.ts). */
+export const YIELD_WAIT_MICROS = 5000;
 export const SYNC_SLICE_MS = 50;
 
 // The buffers of the message being encoded or decoded, for the transfer custom type.

@@ -15,6 +15,9 @@ const pointType = {
   encode: (p) => [p.x, p.y],
   decode: ([x, y]) => new Point(x, y),
 };
+// A thread with one CPU, as a channel end sees it (navigator.hardwareConcurrency is read first): its
+// reply poll blocks in Atomics.wait (see src/channel/poll.ts, waitFor).
+if (args?.oneCpu) globalThis.navigator = { hardwareConcurrency: 1 };
 const end = openChannel(
   workerData.channel,
   mode === "echo-types" ? { types: [pointType] } : args?.spin ? { spinMicros: args.spin } : undefined,
