@@ -366,6 +366,10 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     aliases,
     version,
   };
+  // The inner message numbers its own objects and defines its own shapes: its references and record
+  // ids must not see (or shift) the caller's tables.
+  refs = [];
+  shapes = [];
   try {
     return decodeFresh(bytes, config, saved.depth, saved.maxDepth, stream);
   } finally {

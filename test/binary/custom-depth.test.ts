@@ -111,4 +111,31 @@ describe("binary: depth through custom types", () => {
     const bytes = new Uint8Array([0xb5, 0x01, 0xd7, 0x12, 0x84, 0x44, 0x65, 0x65, 0x70, 0x01]);
     limitError(() => deserialize(bytes, { types: [deep] }));
   });
+
+  it("a re-entrant deserialize has reference and shape tables of its own", () => {
+    // Before: the inner message numbered its objects and shapes after the caller's, so its references
+    // and record ids resolved to the caller's objects and shapes, and shifted the caller's own.
+    class Box {
+      constructor(readonly v: unknown) {}
+    }
+    const types: AnyCustomType[] = [];
+    types.push({
+      name: "Box",
+      class: Box,
+      encode: (b: Box) => serialize(b.v, { types }),
+      decode: (bytes: Uint8Array) => new Box(deserialize(bytes, { types })),
+    });
+    const shared = { s: 1 };
+    const inner = { a: 1 };
+    const refsOut = deserialize<[object, Box, object]>(
+      serialize([shared, new Box([inner, inner]), shared], { types }),
+      { types },
+    );
+    expect(refsOut[0]).toBe(refsOut[2]);
+    const pair = refsOut[1].v as object[];
+    expect(pair).toEqual([{ a: 1 }, { a: 1 }]);
+    expect(pair[0]).toBe(pair[1]);
+    const value = [{ x: 1, y: 2 }, new Box([{ p: 1 }, { p: 2 }, { q: 3 }]), { x: 3, y: 4 }, { q: 5 }];
+    expect(deserialize(serialize(value, { types }), { types })).toEqual(value);
+  });
 });
