@@ -99,7 +99,12 @@ export let refs: unknown[] = [];
  * cost of building the objects alone).
  */
 export let track = true;
-let shapes: Shape[] = [];
+/**
+ * The message's shape table: its session's for a stream message; for a plain message NO_SHAPES until
+ * its first definition (readShapeDefinition gives it an array of its own then).
+ */
+const NO_SHAPES: Shape[] = [];
+let shapes: Shape[] = NO_SHAPES;
 /** For a stream message: its session (whose table `shapes` is), and that table's bytes. */
 let session: DecodeSession | null = null;
 let tableBytes = 0;
@@ -298,9 +303,11 @@ function decodeFresh(
   } catch (error) {
     throw typedStackError(error, stackLimit);
   } finally {
-    refs = [];
+    // Fresh tables only when this message used them: a stream of small messages without references
+    // or plain shape definitions (a stream message's shapes are its session's) allocates none.
+    if (refs.length !== 0) refs = [];
     track = true;
-    shapes = [];
+    shapes = NO_SHAPES;
     session = null;
     src = EMPTY;
     view = null;
@@ -369,7 +376,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
   // The inner message numbers its own objects and defines its own shapes: its references and record
   // ids must not see (or shift) the caller's tables.
   refs = [];
-  shapes = [];
+  shapes = NO_SHAPES;
   try {
     return decodeFresh(bytes, config, saved.depth, saved.maxDepth, stream);
   } finally {
@@ -434,15 +441,15 @@ export function readSlot(): unknown {
     case INT8:
       need(1);
       pos += 1;
-      return dv().getInt8(pos - 1);
+      return (src[pos - 1]! << 24) >> 24;
     case INT16:
       need(2);
       pos += 2;
-      return dv().getInt16(pos - 2, true);
+      return (uint16At(pos - 2) << 16) >> 16;
     case INT32:
       need(4);
       pos += 4;
-      return dv().getInt32(pos - 4, true);
+      return int32At(pos - 4);
     case FLOAT64:
       need(8);
       pos += 8;
@@ -453,11 +460,11 @@ export function readSlot(): unknown {
     case STR16:
       need(2);
       pos += 2;
-      return readUtf8(dv().getUint16(pos - 2, true));
+      return readUtf8(uint16At(pos - 2));
     case STR32:
       need(4);
       pos += 4;
-      return readUtf8(dv().getUint32(pos - 4, true));
+      return readUtf8(int32At(pos - 4) >>> 0);
     case STR_UTF16:
       return readUtf16();
     case BIGINT_POS:
@@ -480,7 +487,9 @@ export function readSlot(): unknown {
       return ABSENT;
     case DATE_SECONDS: {
       need(4);
-      const date = new Date(dv().getUint32(pos, true) * 1000);
+      // Whole seconds (the records of a log or RPC stream): read from the bytes, as every scalar of a
+      // stream message is, not through a DataView made for this message.
+      const date = new Date((int32At(pos) >>> 0) * 1000);
       pos += 4;
       if (track) refs.push(date);
       return date;
@@ -702,6 +711,7 @@ function readShapeDefinition(): object {
   setSlicing(flags);
   if (session !== null) addToTable(keys, at);
   const shape = internShape(keys);
+  if (shapes === NO_SHAPES) shapes = [];
   shapes.push(shape);
   return readWithShape(shape);
 }

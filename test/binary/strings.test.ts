@@ -4,7 +4,8 @@ import { INTERN_MAX, internSlot } from "../../src/binary/read-ascii.ts";
 import { DecodeError } from "../../src/core/errors.ts";
 
 // The decoder reads strings longer than 16 bytes through a shared Latin-1 block where the host has
-// Buffer (read-strings.ts `readLonger`; in messages of 512 bytes or more, shorter ones too), after an ASCII check that reads the input four bytes at a time
+// Buffer (read-strings.ts `readLonger`: each message's first one is decoded on its own; in messages of
+// 512 bytes or more, shorter ones too), after an ASCII check that reads the input four bytes at a time
 // from its aligned interior. These tests place strings across block edges, word edges and input
 // offsets, with non-ASCII bytes right next to them.
 
@@ -41,6 +42,26 @@ describe("binary: longer strings", () => {
     value.push(ascii(2047, 1), ascii(2048, 2), ascii(2049, 3), ascii(5000, 4), ascii(70_000, 5));
     const bytes = serialize(value);
     for (let offset = 0; offset < 8; offset++) expect(deserialize(placed(bytes, offset))).toEqual(value);
+  });
+
+  it("reads a message's first longer string on its own and the later ones from a block", () => {
+    // A small message with one longer string (a record with an email) decodes it alone; a second
+    // longer string starts the block. ASCII or not, first or later, next to each other or not.
+    for (let n = 17; n <= 80; n += 7) {
+      const plain = ascii(n, n);
+      const accented = `${plain.slice(0, n >> 1)}\u00e9${plain.slice((n >> 1) + 1)}`;
+      const messages: unknown[] = [
+        { id: 1, email: plain, zip: 12345 },
+        { email: accented },
+        [plain, accented, plain],
+        [accented, plain, 7, `${plain}!`],
+        { a: plain, b: "short", c: `x${plain}`, d: accented },
+      ];
+      for (const value of messages) {
+        const bytes = serialize(value);
+        for (let offset = 0; offset < 4; offset++) expect(deserialize(placed(bytes, offset))).toEqual(value);
+      }
+    }
   });
 
   it("tells apart strings with one non-ASCII character at each position", () => {
