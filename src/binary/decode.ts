@@ -91,6 +91,12 @@ export let src: Uint8Array = new Uint8Array(0);
 let view: DataView | null = null;
 export let pos = 0;
 export let end = 0;
+/**
+ * Where the message starts in `src`: 0 for `deserialize`; a stream frame is read in place in its chunk
+ * (from its first byte to `end`), without a view made per frame. Positions are `src`'s; the offsets
+ * errors report are the message's (`at - base`).
+ */
+export let base = 0;
 export let refs: unknown[] = [];
 /**
  * Whether objects are numbered (pushed on `refs`). A message whose header says it holds no REF
@@ -126,7 +132,7 @@ export let aliases: Map<number, Alias> | null = null;
 let active = false;
 
 export function fail(code: StructuraErrorCode, message: string, at = pos): never {
-  throw new DecodeError(code, message, { offset: at });
+  throw new DecodeError(code, message, { offset: at - base });
 }
 
 function truncated(): never {
@@ -167,7 +173,7 @@ export function readCount(each: number): number {
 
 function depthExceeded(): never {
   throw new LimitError("depth", maxDepth, `The input is nested deeper than maxDepth (${maxDepth}).`, {
-    offset: pos,
+    offset: pos - base,
   });
 }
 
@@ -211,15 +217,18 @@ export function reserve(): number {
 // ---------------------------------------------------------------------------------------------------
 // Entry point
 
+/** `bytes[start, stop)` is the message (all of `bytes` by default); nothing outside it is read. */
 export function decode(
   bytes: Uint8Array,
   config: DecodeConfig,
   stream: DecodeSession | null = null,
+  start = 0,
+  stop: number = bytes.length,
 ): unknown {
-  if (active) return decodeReentrant(bytes, config, stream);
+  if (active) return decodeReentrant(bytes.subarray(start, stop), config, stream);
   active = true;
   try {
-    return decodeFresh(bytes, config, 0, Number.POSITIVE_INFINITY, stream);
+    return decodeFresh(bytes, config, 0, Number.POSITIVE_INFINITY, stream, start, stop);
   } catch (error) {
     // decodeFresh converts what overflows inside it; this catches an overflow on the way in or out.
     throw typedStackError(error, stackLimit);
@@ -230,7 +239,7 @@ export function decode(
 
 export function stackLimit(): LimitError {
   return new LimitError("depth", maxDepth, "The input is nested too deeply for the call stack.", {
-    offset: pos,
+    offset: pos - base,
   });
 }
 
@@ -242,59 +251,69 @@ function decodeFresh(
   startDepth = 0,
   outerMaxDepth = Number.POSITIVE_INFINITY,
   stream: DecodeSession | null = null,
+  start = 0,
+  stop: number = bytes.length,
 ): unknown {
   src = bytes;
   view = null;
-  pos = 0;
-  end = bytes.length;
+  base = start;
+  pos = start;
+  end = stop;
+  const length = stop - start;
   depth = startDepth;
   // A nested call (from a custom type) is bounded by its caller's limit too.
   maxDepth = Math.min(config.maxDepth, outerMaxDepth);
   registry = config.registry;
   copy = config.copy;
   aliases = null;
-  resetStrings(end);
+  resetStrings(length);
   session = null;
-  if (stream !== null && end > 0 && bytes[0] === STREAM_MAGIC) {
+  const magic = length > 0 ? bytes[start]! : -1;
+  const second = length > 1 ? bytes[start + 1]! : -1;
+  if (stream !== null && magic === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
-    if (end < HEADER_SIZE) truncated();
-    const mode = bytes[1]! & ~NO_REFS;
-    track = (bytes[1]! & NO_REFS) === 0;
+    if (length < HEADER_SIZE) truncated();
+    const mode = second & ~NO_REFS;
+    track = (second & NO_REFS) === 0;
     if (mode === MODE_RESET) {
       stream.shapes = [];
       stream.bytes = 0;
     } else if (mode !== MODE_EXTEND) {
-      fail("ERR_VERSION", `Stream message mode ${mode} is not supported (this decoder reads 1 and 2).`, 1);
+      fail(
+        "ERR_VERSION",
+        `Stream message mode ${mode} is not supported (this decoder reads 1 and 2).`,
+        start + 1,
+      );
     }
     session = stream;
     shapes = stream.shapes;
     tableBytes = stream.bytes;
     version = VERSION;
   } else {
-    if (end > 0 && bytes[0] !== MAGIC) {
+    if (length > 0 && magic !== MAGIC) {
       fail(
         "ERR_VERSION",
-        bytes[0] === STREAM_MAGIC
+        magic === STREAM_MAGIC
           ? "The input is a stream message: only a stream decoder reads it (with its stream's shapes)."
           : "The input is not structura binary data (wrong magic byte).",
-        0,
+        start,
       );
     }
-    if (end < HEADER_SIZE) truncated();
+    if (length < HEADER_SIZE) truncated();
     // Version 2 and later: the high bit says the message holds no reference (§2).
-    const v = bytes[1]! >= NO_REFS + 2 ? bytes[1]! - NO_REFS : bytes[1]!;
-    track = v === bytes[1];
+    const v = second >= NO_REFS + 2 ? second - NO_REFS : second;
+    track = v === second;
     if (v < OLDEST_VERSION || v > VERSION) {
       fail(
         "ERR_VERSION",
         `Format version ${v} is not supported (this decoder reads ${OLDEST_VERSION} to ${VERSION}).`,
-        1,
+        start + 1,
       );
     }
     version = v;
   }
-  pos = HEADER_SIZE;
-  earnCompileCredit(end);
+  pos = start + HEADER_SIZE;
+  earnCompileCredit(length);
   try {
     const value = readValue();
     if (pos !== end) fail("ERR_TRAILING_DATA", `${end - pos} bytes follow the value.`);
@@ -311,6 +330,7 @@ function decodeFresh(
     session = null;
     src = EMPTY;
     view = null;
+    base = 0;
     resumeStrings(0);
     registry = null;
     aliases = null;
@@ -361,6 +381,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     tableBytes,
     src,
     view,
+    base,
     pos,
     end,
     refs,
@@ -384,6 +405,7 @@ function decodeReentrant(bytes: Uint8Array, config: DecodeConfig, stream: Decode
     tableBytes = saved.tableBytes;
     src = saved.src;
     view = saved.view;
+    base = saved.base;
     pos = saved.pos;
     end = saved.end;
     refs = saved.refs;
@@ -725,7 +747,7 @@ function addToTable(keys: readonly string[], at: number): void {
       "maxShapeTable",
       max,
       `A shape definition takes the stream's shape table over maxShapeTable (${max} bytes).`,
-      { offset: at },
+      { offset: at - base },
     );
   }
   tableBytes += cost;

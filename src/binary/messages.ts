@@ -29,10 +29,19 @@ export function encodeMessage(
   }
 }
 
-/** One frame's message, plain or a stream message read over `session`'s shape table. */
-export function decodeMessage(bytes: Uint8Array, config: DecodeConfig, session: DecodeSession): unknown {
+/**
+ * One frame's message, `bytes[start, stop)` (read in place: no view of it is made), plain or a stream
+ * message read over `session`'s shape table.
+ */
+export function decodeMessage(
+  bytes: Uint8Array,
+  start: number,
+  stop: number,
+  config: DecodeConfig,
+  session: DecodeSession,
+): unknown {
   try {
-    return decode(bytes, config, session);
+    return decode(bytes, config, session, start, stop);
   } catch (error) {
     throw typedStackError(error, exhaustedError);
   }

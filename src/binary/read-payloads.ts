@@ -29,6 +29,7 @@ import {
   type Alias,
   addAlias,
   aliases,
+  base,
   copy,
   copyAliased,
   end,
@@ -216,7 +217,8 @@ function readBufferHeader(code: number, at: number): BufferHeader {
 
 function readBuffer(code: number, at: number): ArrayBuffer | SharedArrayBuffer {
   const index = reserve();
-  const buffer = makeBuffer(src, readBufferHeader(code, at), at);
+  // makeBuffer's errors say the message's offset.
+  const buffer = makeBuffer(src, readBufferHeader(code, at), at - base);
   if (index >= 0) refs[index] = buffer;
   return buffer;
 }
@@ -401,7 +403,7 @@ function readCustom(at: number): unknown {
     const typed = typedStackError(error, stackLimit);
     if (typed !== error) throw typed;
     throw new DecodeError("ERR_BAD_VALUE", `The custom type "${name}" failed to decode its data.`, {
-      offset: at,
+      offset: at - base,
       cause: error,
     });
   }

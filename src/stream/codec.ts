@@ -63,15 +63,18 @@ export function binaryFrame(value: unknown, config: CodecConfig, session: Encode
   return frame;
 }
 
+/** The value of the binary frame whose message is `bytes[start, stop)`. */
 export function readBinary(
-  payload: Uint8Array,
+  bytes: Uint8Array,
+  start: number,
+  stop: number,
   config: CodecConfig,
   session: DecodeSession,
   index: number,
   offset: number,
 ): unknown {
   try {
-    return decodeMessage(payload, config.decode, session);
+    return decodeMessage(bytes, start, stop, config.decode, session);
   } catch (error) {
     throw inFrame(error, index, offset, true);
   }

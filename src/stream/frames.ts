@@ -44,12 +44,21 @@ export function writePrefix(target: Uint8Array, at: number, length: number): num
  * `bytes[start, end)` as a new view: what `subarray` gives, without its species lookup, which costs
  * about twice as much per frame (a frame of a small record decodes in about a microsecond).
  */
-function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
+export function view(bytes: Uint8Array, start: number, end: number): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
 }
 
-/** One frame: the payload bytes (a view valid only during the sink call) and its stream offset. */
-export type FrameSink = (payload: Uint8Array, index: number, offset: number) => void;
+/**
+ * One frame: its payload is `bytes[start, end)` (valid only during the sink call; binary payloads are
+ * read in place, without a view made per frame), `offset` the payload's stream offset.
+ */
+export type FrameSink = (
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  index: number,
+  offset: number,
+) => void;
 
 /**
  * Incremental frame splitter shared by both formats. `binary`: length-prefixed frames; otherwise LF
@@ -99,7 +108,7 @@ export class FrameReader {
       const whole = this.takePending();
       const frameEnd = this.needed;
       this.needed = -1;
-      this.emit(whole.subarray(this.prefixLength(whole), frameEnd), frameEnd);
+      this.emit(whole, this.prefixLength(whole), frameEnd, frameEnd);
       if (frameEnd < whole.length) this.scan(whole.subarray(frameEnd));
       return;
     }
@@ -113,7 +122,7 @@ export class FrameReader {
     this.checkLine(this.pendingBytes + lf);
     this.append(chunk.subarray(0, lf + 1));
     const whole = this.takePending();
-    this.emit(whole.subarray(0, whole.length - 1), whole.length);
+    this.emit(whole, 0, whole.length - 1, whole.length);
     if (lf + 1 < chunk.length) this.scan(chunk.subarray(lf + 1));
   }
 
@@ -122,7 +131,7 @@ export class FrameReader {
     if (this.pendingBytes === 0) return;
     if (!this.binary) {
       const whole = this.takePending();
-      this.emit(whole, whole.length);
+      this.emit(whole, 0, whole.length, whole.length);
       return;
     }
     const at = this.offset;
@@ -151,7 +160,7 @@ export class FrameReader {
         return;
       }
       this.checkLine(lf - at);
-      this.emit(view(bytes, at, lf), lf + 1 - at);
+      this.emit(bytes, at, lf, lf + 1 - at);
       at = lf + 1;
     }
   }
@@ -159,14 +168,13 @@ export class FrameReader {
   /**
    * `scan` for length-prefixed frames: the per-frame loop of a binary stream (a chunk of small values
    * holds thousands of frames), so it keeps its state in locals, reads a one-byte prefix (a message
-   * under 128 bytes) without the varint loop, and hands each payload to the sink itself.
+   * under 128 bytes) without the varint loop, and hands each payload to the sink itself, as its place in
+   * `bytes` (a view per frame cost as much as splitting the frame).
    */
   private scanBinary(bytes: Uint8Array): void {
     const length = bytes.length;
     const sink = this.sink;
     const max = this.maxFrameSize;
-    const buffer = bytes.buffer;
-    const base = bytes.byteOffset;
     let at = 0;
     while (at < length) {
       // Length prefix: unsigned LEB128, at most MAX_PREFIX bytes.
@@ -202,7 +210,7 @@ export class FrameReader {
       const index = this.index++;
       const offset = this.offset + (p - at);
       this.offset += frameEnd - at;
-      sink(new Uint8Array(buffer, base + p, size), index, offset);
+      sink(bytes, p, frameEnd, index, offset);
       at = frameEnd;
     }
   }
@@ -219,12 +227,12 @@ export class FrameReader {
     return p + 1;
   }
 
-  private emit(payload: Uint8Array, consumed: number): void {
+  private emit(bytes: Uint8Array, start: number, end: number, consumed: number): void {
     const index = this.index++;
     // The payload's own stream offset: a binary frame's message starts after its length prefix.
-    const offset = this.binary ? this.offset + consumed - payload.length : this.offset;
+    const offset = this.binary ? this.offset + consumed - (end - start) : this.offset;
     this.offset += consumed;
-    this.sink(payload, index, offset);
+    this.sink(bytes, start, end, index, offset);
   }
 
   /** Starts a pending frame with `tail`, copied: the caller's chunk may be reused after push returns. */

@@ -22,7 +22,7 @@ import {
   SKIP,
   textFrame,
 } from "./codec.ts";
-import { DEFAULT_MAX_FRAME_SIZE, FrameReader, prefixSize, writePrefix } from "./frames.ts";
+import { DEFAULT_MAX_FRAME_SIZE, FrameReader, prefixSize, view, writePrefix } from "./frames.ts";
 
 export interface StreamOptions extends TypeOptions {
   /**
@@ -225,11 +225,11 @@ function makeDecoder(s: Setup): FrameDecoder {
     s.binary,
     config.maxFrameSize,
     s.binary
-      ? (payload, index, offset) => {
-          out.push(readBinary(payload, config, session, index, offset));
+      ? (bytes, start, end, index, offset) => {
+          out.push(readBinary(bytes, start, end, config, session, index, offset));
         }
-      : (payload, index, offset) => {
-          const value = readText(payload, config, index, offset);
+      : (bytes, start, end, index, offset) => {
+          const value = readText(view(bytes, start, end), config, index, offset);
           if (value !== SKIP) out.push(value);
         },
   );

@@ -323,6 +323,57 @@ describe("stream: hostile input", () => {
     expect(() => encodeStream({ fromat: "text" } as never)).toThrow(FROMAT);
   });
 
+  it("a frame is read in place in its chunk: nothing past its end, offsets as deserialize gives them", () => {
+    // Frames are decoded where they lie in the chunk (no view per frame): a message cut anywhere, with
+    // the next frame's bytes right after it in the same chunk, must read as truncated (or another
+    // typed error at the same message offset as deserialize reports), never into those bytes.
+    const message = serialize({
+      id: 300,
+      name: "a longer string of text",
+      when: new Date(0),
+      list: [1, -200],
+    });
+    expect(message.length).toBeLessThan(128);
+    const next = createEncoder({ sharedShapes: false }).encode("x".repeat(40));
+    const good = createEncoder({ sharedShapes: false }).encode(1);
+    for (let cut = 1; cut < message.length; cut++) {
+      const part = message.subarray(0, cut);
+      let want: StructuraError | undefined;
+      try {
+        deserialize(part);
+      } catch (error) {
+        want = error as StructuraError;
+      }
+      expect(want, `cut at ${cut}`).toBeInstanceOf(StructuraError);
+      const frame = concat([new Uint8Array([cut]), part]);
+      const error = captured(() => createDecoder().push(concat([good, frame, next])));
+      expect(error, `cut at ${cut}`).toBeInstanceOf(StructuraError);
+      expect((error as StructuraError).code, `cut at ${cut}`).toBe(want!.code);
+      expect((error as StructuraError).offset, `cut at ${cut}`).toBe(good.length + 1 + want!.offset!);
+    }
+    // Bad headers and limits inside a frame, at an offset in the chunk: the message's offsets too.
+    const bad: Uint8Array[] = [
+      new Uint8Array([0xb7, 0x02, 0x01]),
+      new Uint8Array([0xb5, 0x07, 0x01]),
+      new Uint8Array([0xb6, 0x05, 0x01]),
+      serialize([[[[[1]]]]]),
+    ];
+    for (const body of bad) {
+      const error = captured(() =>
+        createDecoder({ maxDepth: 3 }).push(concat([good, good, new Uint8Array([body.length]), body, next])),
+      );
+      let want: StructuraError | undefined;
+      try {
+        createDecoder({ maxDepth: 3 }).push(concat([new Uint8Array([body.length]), body]));
+      } catch (e) {
+        want = e as StructuraError;
+      }
+      expect(error).toBeInstanceOf(StructuraError);
+      expect((error as StructuraError).code).toBe(want!.code);
+      expect((error as StructuraError).offset).toBe(2 * good.length + want!.offset!);
+    }
+  });
+
   it("mutated valid streams give values or typed errors, never anything else", () => {
     const encoder = createEncoder();
     const bytes = concat(sample().map((v) => encoder.encode(v)));
