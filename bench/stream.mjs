@@ -25,8 +25,10 @@
 // group is what the same code costs where only WHATWG streams exist (Deno, browsers), and in Node
 // Node's WHATWG streams cost several times more per value than its Node streams (compare the floors).
 // A third group has no stream: structura's synchronous frame encoder and decoder, its decoder alone on
-// chunks encoded before the round, and an allocation floor (the same values built by hand in JS and
-// kept by the same consumer: what any decoder pays for the objects it makes, before decoding anything).
+// chunks encoded before the round, its encoder alone (chunks let go), and an allocation floor (the same
+// values built by hand in JS and kept by the same consumer: what any decoder pays for the objects it
+// makes, before decoding anything). The node row's NDJSON target line prints these beside it: how much
+// of the time 1.5× NDJSON leaves structura the allocation floor takes, and how far the row is above it.
 // Between processes, a Node parent sends every value to a Node child, which
 // sends each back; the figure is the time until the last echo arrived.
 //
@@ -500,6 +502,18 @@ function inProcess(c) {
       want: () => c.values,
     },
     {
+      // The writer's share of a round: every value encoded into 64 KiB chunks that are let go.
+      name: "structura createEncoder alone (chunks let go)",
+      group: "sync",
+      label: "encode only",
+      run: async () => {
+        let n = 0;
+        structuraFrames(c.values, () => n++);
+        return { n: c.values.length, first: c.values[0], last: c.values.at(-1), chunks: n };
+      },
+      want: () => c.values,
+    },
+    {
       name: "floor: the values built by hand in JS and kept, no bytes",
       group: "sync",
       label: "alloc floor",
@@ -580,9 +594,11 @@ function betweenProcesses(c) {
 
 /** `out`: a Sink (in process) or an array (between processes). */
 function checked(out, want) {
-  const n = out instanceof Sink ? out.n : out.length;
-  const first = out instanceof Sink ? out.first : out[0];
-  const last = out instanceof Sink ? out.last : out.at(-1);
+  // A Sink, an array, or (the encoder alone) { n, first, last } of the values it encoded.
+  const summary = out instanceof Sink || !Array.isArray(out);
+  const n = summary ? out.n : out.length;
+  const first = summary ? out.first : out[0];
+  const last = summary ? out.last : out.at(-1);
   if (n !== want.length) return `${n} values instead of ${want.length}`;
   if (!isDeepStrictEqual(first, want[0]) || !isDeepStrictEqual(last, want.at(-1))) return "wrong values";
   return true;
@@ -767,7 +783,7 @@ function minorFaults() {
 const GROUP_TITLES = {
   web: "web: WHATWG streams (Deno, browsers, and Node where WHATWG streams are wanted)",
   node: "node: Node streams and async iterables (headline: the form a Node program uses)",
-  sync: "no stream: the synchronous frame encoder and decoder (64 KiB chunks), the decoder alone, the allocation floor",
+  sync: "no stream: the synchronous frame encoder and decoder (64 KiB chunks), the decoder alone, the encoder alone, the allocation floor",
 };
 
 function mean(t) {
@@ -839,6 +855,32 @@ for (const c of cases) {
     console.log(
       `  ${r >= want ? "PASS" : "MISS"} ${name}${which}: ${r.toFixed(2)}× ${peer} (means ${(p.meanMs / s.meanMs).toFixed(2)}×${cpu}; target ≥ ${want}×)`,
     );
+    if (ours === "node" && theirs === "node" && peer === "ndjson" && row === "structura") {
+      // The node row's floors: making and keeping the decoded values (the allocation floor: every
+      // decoder pays it, before a byte is read) and moving them through one identity PassThrough.
+      const alloc = find(name, "sync", "alloc floor");
+      const pass = find(name, "node", "floor");
+      const budget = p.medianMs / want;
+      const parts = [];
+      if (alloc !== undefined) {
+        parts.push(
+          `the values built by hand and kept take ${formatTime(alloc.medianMs * 1e6)} (CPU ${formatTime(alloc.cpuMs * 1e6)}), ${(alloc.medianMs / budget).toFixed(2)} of the ${formatTime(budget * 1e6)} that ${want}× ${peer} leaves structura; its node row is ${formatTime((s.medianMs - alloc.medianMs) * 1e6)} above that floor (CPU ${formatTime((s.cpuMs - alloc.cpuMs) * 1e6)})`,
+        );
+      }
+      const dec = find(name, "sync", "decode only");
+      const enc = find(name, "sync", "encode only");
+      if (dec !== undefined && enc !== undefined) {
+        parts.push(
+          `the decoder alone (values kept) ${formatTime(dec.medianMs * 1e6)} (CPU ${formatTime(dec.cpuMs * 1e6)}), the encoder alone ${formatTime(enc.medianMs * 1e6)} (CPU ${formatTime(enc.cpuMs * 1e6)})`,
+        );
+      }
+      if (pass !== undefined) {
+        parts.push(
+          `one identity PassThrough alone ${formatTime(pass.medianMs * 1e6)} (CPU ${formatTime(pass.cpuMs * 1e6)})`,
+        );
+      }
+      if (parts.length > 0) console.log(`       floors: ${parts.join("; ")}`);
+    }
     if (ours === "web" && theirs === "node") {
       // The WHATWG form's floor: any encoder → decoder pair of TransformStreams moves every value
       // through two of them, before a byte is encoded.
