@@ -44,6 +44,7 @@ import {
   finishBuffer,
   insertByteAfter,
   markHeader,
+  numberAt,
   patch,
   pos,
   put,
@@ -51,11 +52,13 @@ import {
   restoreBuffer,
   room,
   SLACK,
+  safeEnd,
   saveBuffer,
+  setPos,
   startBuffer,
+  target,
   writeBigInt,
   writeNumber,
-  writeSmallUint,
   writeString,
   writeVarint,
 } from "./write-core.ts";
@@ -290,30 +293,49 @@ export function writeArray(array: unknown[]): void {
   }
   let present = 0;
   let i = 0;
+  // The buffer, its bound and the write position live in locals through the loop, and numbers are
+  // written here (`numberAt`) without touching the module's `pos`: module `let`s are context slots in
+  // V8, so each `pos++` there is a load, a Smi check, an add and a store (for [1000 numbers] ~96
+  // instructions a number with them, ~80 without; V8 11.3 checks the buffer's map and bounds at every
+  // store either way). The position is stored back before anything else writes and the three are
+  // reloaded after it (a write may grow the buffer). Each element is read once: a getter runs once.
+  let t = target;
+  let p = pos;
+  let end = safeEnd;
   try {
     for (; i < n; i++) {
       const item = array[i];
-      if (typeof item === "number" && (item & 0xffff) === item && (item !== 0 || 1 / item > 0)) {
-        // An integer in 0..65535 (not -0), the bulk of numeric arrays: written here, as writeNumber
-        // would, without the call (V8 does not inline writeNumber into this loop).
+      if (p > end) {
+        setPos(p);
         room();
-        writeSmallUint(item);
+        t = target;
+        p = pos;
+        end = safeEnd;
+      }
+      if (typeof item === "number") {
+        // As writeNumber would; TurboFan inlines numberAt here (its wide forms are a call).
+        p = numberAt(t, p, item);
         present++;
-      } else if (typeof item === "string") {
+        continue;
+      }
+      setPos(p);
+      if (typeof item === "string") {
         // Strings make sure of their own room (the other common element kind): no writeValue call.
         writeString(item);
         present++;
-      } else if (item === undefined && !(i in array)) {
-        room();
-        put(HOLE);
-      } else {
+      } else if (item === undefined && !(i in array)) put(HOLE);
+      else {
         present++;
         writeValue(item);
       }
+      t = target;
+      p = pos;
+      end = safeEnd;
     }
   } catch (error) {
     throw annotate(error, i);
   }
+  setPos(p);
   if (keys.length !== present) {
     // Extra own properties: keys past the indices (a getter may have changed things; recount).
     const extra: string[] = [];
