@@ -23,7 +23,7 @@ export interface Shape {
    * (./shapes.ts).
    */
   uses: number;
-  /** The call (CloneState.call) that `callUses` counts for: see copyWithShape in ./clone.ts. */
+  /** The call (callNumber in ./clone.ts) that `callUses` counts for: see copyUncompiled there. */
   call: number;
   /** Records of this shape met in that call, while the shape has no copier. */
   callUses: number;
@@ -158,8 +158,6 @@ export class CloneState {
   declare shapeMisses: number;
   /** Changes of record shape so far in this call (see cloneRecord and copyWithShape in ./clone.ts). */
   declare shapesMet: number;
-  /** This call's number, for the shapes' per-call counts (wraps; a collision only miscounts). */
-  declare readonly call: number;
   declare readonly plan: TransferPlan | null;
 
   constructor(plan: TransferPlan | null) {
@@ -174,16 +172,25 @@ export class CloneState {
     this.shapeNext = 0;
     this.shapeMisses = 0;
     this.shapesMet = 0;
-    this.call = nextCall();
     this.plan = plan;
   }
+
+  // seen and remember are small on purpose, their rare paths out of line (seenInSlots, rememberInSlots):
+  // TurboFan inlines a function only while the inlined bytecode stays under its budget, and
+  // `remember` (303 bytes with the list and the Map's set-up) kept the record copier out of the
+  // caller's code. Inlined whole, a call that meets one record (`clone({ a: 123 })`) lets the engine
+  // see that the state never escapes, and allocate none.
 
   seen(value: object): object | undefined {
     const map = this.memoMap;
     if (map !== null) return mapGet.call(map, value) as object | undefined;
     if (this.memoFirst === value) return this.memoFirstCopy!;
-    const slots = this.memoSlots;
-    if (slots === null) return undefined;
+    if (this.memoSlots === null) return undefined;
+    return this.seenInSlots(value);
+  }
+
+  seenInSlots(value: object): object | undefined {
+    const slots = this.memoSlots!;
     const end = this.memoCount << 1;
     for (let i = 0; i < end; i += 2) if (slots[i] === value) return slots[i + 1];
     return undefined;
@@ -200,6 +207,11 @@ export class CloneState {
       this.memoFirstCopy = copy;
       return;
     }
+    this.rememberInSlots(value, copy);
+  }
+
+  /** The second object remembered and later ones, until the list moves into a Map. */
+  rememberInSlots(value: object, copy: object): void {
     const count = this.memoCount;
     let slots = this.memoSlots;
     if (slots === null) {
@@ -218,18 +230,12 @@ export class CloneState {
       return;
     }
     const grown = new MapCtor<object, object>();
-    mapSet.call(grown, this.memoFirst, this.memoFirstCopy!);
+    mapSet.call(grown, this.memoFirst!, this.memoFirstCopy!);
     for (let i = 0; i < count << 1; i += 2) mapSet.call(grown, slots[i]!, slots[i + 1]!);
     mapSet.call(grown, value, copy);
     this.memoMap = grown;
     this.memoSlots = null;
   }
-}
-
-let calls = 0;
-function nextCall(): number {
-  calls = (calls + 1) & 0x3fffffff;
-  return calls;
 }
 
 /** Anchors CloneState's hidden class (see core/anchor.ts); called by `clone` before its first
