@@ -85,6 +85,11 @@ export class Sender {
     return this.#queued;
   }
 
+  /** Messages sent so far (mod 2^32): the reader's burst detection asks whether it sent anything. */
+  get sent(): number {
+    return this.#sendSeq;
+  }
+
   /** Whether messages wait in the local queue. */
   get hasQueued(): boolean {
     return this.#queueAt < this.#queue.length;
