@@ -299,7 +299,7 @@ for (const c of cases) {
       formatRate(r.rate),
       Number.isNaN(r.cpu) ? "—" : formatTime(r.cpu),
       isBase ? "baseline" : formatSpread(rtRatio(r, b)),
-      isBase || hop ? (isBase ? "baseline" : "—") : formatSpread(owRatio(b, r)),
+      isBase || hop ? (isBase ? "baseline" : "—") : formatSpread(owRatio(r, b)),
     ]);
   }
   table(rows);
