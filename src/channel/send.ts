@@ -416,5 +416,8 @@ export class Sender {
       return;
     }
     this.#writerArmed = true;
+    // A reader sleeping through a burst (one CPU, see ChannelEnd's #burstSleep) waits on HEAD without
+    // asking for a notify: end its sleep, this writer can do nothing more until it reads.
+    tx.wakeReader();
   }
 }
