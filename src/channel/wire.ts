@@ -35,8 +35,9 @@ export interface EndOptions {
    * while the machine is busy (load average at least the CPUs plus one, where the host says). Default 50;
    * where the thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it
    * spins) no spin, but a wait in `Atomics.wait` of up to 5 ms that gives the peer the CPU (see
-   * docs/channel.md, One CPU). 0 disables every poll and that wait (also the shorter poll for the next
-   * message of a stream). Given explicitly, `receiveSync` polls this long before each `Atomics.wait` too.
+   * docs/channel.md, One CPU), and a reader of a burst sleeps up to 1 ms instead of parking. 0 disables
+   * every poll, that wait and that sleep (also the shorter poll for the next message of a stream). Any
+   * explicit value turns the sleep off; `receiveSync` then polls this long before each `Atomics.wait`.
    */
   spinMicros?: number | undefined;
   /** Custom types (as for `serialize`); both ends need the same ones. */
