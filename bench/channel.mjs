@@ -8,9 +8,13 @@
 //
 // Round trip: the sender posts a message, the peer posts it back, p50/p99/mean over many trips (after as
 // many warm-up trips: each peer is a fresh thread). One-way throughput: the sender posts N messages back
-// to back, the peer counts them and answers the last; messages per second (after a warm-up run). Each
-// case runs every transport in 3 interleaved rounds (a fresh peer each) and reports the medians of the
-// rounds, so that the load drifting on a shared machine does not land in one transport's figures.
+// to back, the peer counts them and answers the last; messages per second, the median of 3 bursts after
+// 2 warm-up bursts (a fresh thread's first two run slower: its JIT and heap), and the CPU time of the
+// process per message (both threads: on a loaded machine the steadier figure). Each case runs every
+// transport in 5 interleaved rounds (BENCH_ROUNDS; a fresh peer each) and reports the medians of the
+// rounds, so that the load drifting on a shared machine does not land in one transport's figures; the
+// ratios are the medians of the rounds' own ratios (each round measures both sides within seconds),
+// printed with their range over the rounds, which the verdicts show too.
 // Transports, all with default options unless named: "structura" (peer reads with onmessage),
 // "structura, receiveSync worker" (the peer blocks in receiveSync), "structura, spinMicros" (latency
 // mode on both ends), "Worker postMessage", "MessageChannel" (a port transferred to the worker), and the
@@ -45,7 +49,7 @@ const cases = [
   { name: "string 11 chars", value: "hello world", rt: 4000, tp: 100_000, hop: true },
   { name: "string 14 KB", value: getCase("string 14 KB").value, rt: 2000, tp: 20_000, hop: true },
   { name: "string 3 MB", value: getCase("string 3 MB").value, rt: isBun ? 300 : 30, tp: 40 },
-  { name: "[100 objects]", value: getCase("[100 objects]").value, rt: 3000, tp: 30_000, floor: true },
+  { name: "[100 objects]", value: getCase("[100 objects]").value, rt: 3000, tp: 10_000, floor: true },
 ];
 const allTransports = [
   "structura",
@@ -88,10 +92,10 @@ const labels = {
 const hopTransports = ["port-on", "hop-port-on", "hop-worker"];
 
 /** Runs one measurement inside a driver worker (the worker↔worker transports). */
-function inDriver(transport, kind, value, n, rounds, warmup) {
+function inDriver(transport, kind, value, n, bursts, warmup) {
   return new Promise((resolve, reject) => {
     const w = new Worker(driverUrl, {
-      workerData: { distUrl, transport: transport.slice(4), kind, value, n, rounds, warmup },
+      workerData: { distUrl, transport: transport.slice(4), kind, value, n, bursts, warmup },
     });
     w.once("message", (r) => {
       resolve(r);
@@ -101,37 +105,66 @@ function inDriver(transport, kind, value, n, rounds, warmup) {
   });
 }
 
+/** Measured one-way bursts per round (each after 2 warm-up bursts, see throughput). */
+const BURSTS = 3;
+
 /**
- * One round of one transport: `rt` round trips after `warmup` more, and a one-way run of `tp` messages
- * after one more such run.
+ * One round of one transport: `rt` round trips after `warmup` more, and one-way bursts of `tp`
+ * messages (see throughput).
  */
 async function measureRound(t, value, rt, warmup, tp) {
   if (hopTransports.includes(t)) {
     const v = t.startsWith("hop-") ? 0 : value;
     const transport = t.startsWith("hop-") ? t.slice(4) : t;
-    return { ...(await roundTrip(createChannel, distUrl, transport, v, rt, warmup)), rate: Number.NaN };
+    return {
+      ...(await roundTrip(createChannel, distUrl, transport, v, rt, warmup)),
+      rate: Number.NaN,
+      cpu: Number.NaN,
+    };
   }
   if (t.startsWith("w2w-")) {
     return {
       ...(await inDriver(t, "rt", value, rt, 1, warmup)),
-      rate: await inDriver(t, "tp", value, tp, 1),
+      ...(await inDriver(t, "tp", value, tp, quick ? 1 : BURSTS)),
     };
   }
   return {
     ...(await roundTrip(createChannel, distUrl, t, value, rt, warmup)),
-    rate: await throughput(createChannel, distUrl, t, value, tp, 1),
+    ...(await throughput(createChannel, distUrl, t, value, tp, quick ? 1 : BURSTS, quick ? 1 : 2)),
   };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+/** Milliseconds of CPU time of this process (user + system), where the host says; else wall time. */
+const clock =
+  typeof process.cpuUsage === "function"
+    ? () => {
+        const c = process.cpuUsage();
+        return (c.user + c.system) / 1000;
+      }
+    : () => performance.now();
+
+/** The median and range of per-round ratios `f(round of a, round of b)` (rounds are interleaved). */
+function spread(a, b, f) {
+  const xs = a.rounds.map((x, k) => f(x, b.rounds[k]));
+  return { x: median(xs), lo: Math.min(...xs), hi: Math.max(...xs) };
+}
+/** `a`'s round-trip p50 over `b`'s. */
+const rtRatio = (a, b) => spread(a, b, (x, y) => x.p50 / y.p50);
+/** `a`'s time for a one-way burst over `b`'s (the inverse of the rates' ratio). */
+const owRatio = (a, b) => spread(a, b, (x, y) => y.rate / x.rate);
+const formatSpread = (r) =>
+  r.lo === r.hi ? formatRatio(r.x) : `${formatRatio(r.x)} [${r.lo.toFixed(2)}–${r.hi.toFixed(2)}]`;
 
 /**
  * Measures every transport in `rounds` interleaved rounds (each a fresh peer, warmed up as long as it
  * measures): on a shared machine the load drifts within seconds, and measuring one transport after
  * the other would put that drift into their ratios. Reports the median of the rounds.
  */
+const ROUNDS = quick ? 1 : Number(process.env.BENCH_ROUNDS) >= 1 ? settings.rounds : 5;
+
 async function measureAll(ts, value, rt, tp) {
-  const rounds = quick ? 1 : 3;
+  const rounds = ROUNDS;
   const per = Object.fromEntries(ts.map((t) => [t, []]));
   // Each fresh peer warms up with the case's whole trip count (at most 2000: the JIT of a fresh thread
   // needs that many, and the 3 MB case would take minutes), then measures its share of the trips.
@@ -148,6 +181,8 @@ async function measureAll(ts, value, rt, tp) {
       p99: median(rs.map((x) => x.p99)),
       mean: rs.reduce((a, x) => a + x.mean, 0) / rs.length,
       rate: median(rs.map((x) => x.rate)),
+      cpu: median(rs.map((x) => x.cpu)),
+      rounds: rs,
     };
   }
   return out;
@@ -160,7 +195,9 @@ async function measureAll(ts, value, rt, tp) {
  * in batches that fit the (default, so warm) ring; beside them `serialize` and `deserialize` alone (a
  * plain message, its own shape table, the public entry points). On two cores the writer posts while
  * the reader receives, so the rate is at most 1 / post; on one core both run on it, so at most
- * 1 / (post + receive).
+ * 1 / (post + receive). Timed in CPU time (the process's: no other thread of it runs then), so that
+ * time the machine gives to other processes does not count (measured wall time, the floor moved 2×
+ * between runs at load 10).
  */
 function floorOf(value, batch = 200) {
   const bytes = serialize(value);
@@ -168,33 +205,47 @@ function floorOf(value, batch = 200) {
   const n = batches * batch;
   const enc = [];
   const dec = [];
+  const copy = [];
+  // The ring copy alone: the encoded bytes into shared memory, as the writer copies its encoder's
+  // buffer into the ring (what encoding straight into the ring would save).
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength * 8));
   const post = [];
   const recv = [];
   const { local, remote } = createChannel();
   const reader = openChannel(remote);
   for (let r = 0; r < 9; r++) {
-    let t0 = performance.now();
+    let t0 = clock();
     for (let i = 0; i < n; i++) serialize(value);
-    enc.push(((performance.now() - t0) * 1e6) / n);
-    t0 = performance.now();
+    enc.push(((clock() - t0) * 1e6) / n);
+    t0 = clock();
     for (let i = 0; i < n; i++) deserialize(bytes);
-    dec.push(((performance.now() - t0) * 1e6) / n);
+    dec.push(((clock() - t0) * 1e6) / n);
+    t0 = clock();
+    for (let i = 0; i < n; i++) shared.set(bytes, (i & 7) * bytes.byteLength);
+    copy.push(((clock() - t0) * 1e6) / n);
     let p = 0;
     let q = 0;
     for (let b = 0; b < batches; b++) {
-      t0 = performance.now();
+      t0 = clock();
       for (let i = 0; i < batch; i++) local.postMessage(value);
-      const t1 = performance.now();
+      const t1 = clock();
       for (let i = 0; i < batch; i++) reader.receiveSync(0);
       p += t1 - t0;
-      q += performance.now() - t1;
+      q += clock() - t1;
     }
     post.push((p * 1e6) / n);
     recv.push((q * 1e6) / n);
   }
   local.close();
   reader.close();
-  return { encode: median(enc), decode: median(dec), post: median(post), receive: median(recv) };
+  return {
+    encode: median(enc),
+    decode: median(dec),
+    copy: median(copy),
+    size: bytes.byteLength,
+    post: median(post),
+    receive: median(recv),
+  };
 }
 
 function formatRate(r) {
@@ -220,7 +271,8 @@ const suite = createSuite(oneCore ? "channel-one-core" : "channel", {
 });
 suite.header();
 console.log(
-  `          here: ${quick ? 1 : 3} interleaved rounds per case, each transport a fresh peer per round; medians of the rounds\n`,
+  `          here: ${ROUNDS} interleaved round${ROUNDS === 1 ? "" : "s"} per case, each transport a fresh peer per round; medians of the rounds,\n` +
+    `          ratios the median of the rounds' own ratios [their range]; one-way CPU: the process's (all its threads) per message\n`,
 );
 const results = {};
 for (const c of cases) {
@@ -232,7 +284,16 @@ for (const c of cases) {
   const base = res.structura;
   console.log(`${c.name}  (round trip ×${rt}, one-way ×${tp})`);
   const rows = [
-    ["transport", "RT p50", "RT mean", "RT p99", "one-way", "RT p50 vs structura", "one-way vs structura"],
+    [
+      "transport",
+      "RT p50",
+      "RT mean",
+      "RT p99",
+      "one-way",
+      "one-way CPU",
+      "RT p50 vs structura",
+      "one-way vs structura",
+    ],
   ];
   for (const t of ts) {
     const r = res[t];
@@ -246,8 +307,9 @@ for (const c of cases) {
       formatTime(r.mean),
       formatTime(r.p99),
       formatRate(r.rate),
-      isBase ? "baseline" : formatRatio(r.p50 / b.p50),
-      isBase || hop ? (isBase ? "baseline" : "—") : formatRatio(b.rate / r.rate),
+      Number.isNaN(r.cpu) ? "—" : formatTime(r.cpu),
+      isBase ? "baseline" : formatSpread(rtRatio(r, b)),
+      isBase || hop ? (isBase ? "baseline" : "—") : formatSpread(owRatio(r, b)),
     ]);
   }
   table(rows);
@@ -273,11 +335,15 @@ for (const c of cases) {
     const pm =
       res.worker === undefined ? "" : ` = ${(two / res.worker.rate).toFixed(2)}× Worker postMessage's rate`;
     const pm1 = res.worker === undefined ? "" : ` = ${(one / res.worker.rate).toFixed(2)}×`;
+    const got = base.rate / (oneCore ? one : two);
     console.log(
       `  floor (this thread, now): channel post ${formatTime(f.post)}, receive ${formatTime(f.receive)} per message\n` +
-        `    (serialize ${formatTime(f.encode)}, deserialize ${formatTime(f.decode)});\n` +
+        `    (serialize ${formatTime(f.encode)}, deserialize ${formatTime(f.decode)}; a ${f.size}-byte message's copy into\n` +
+        `    shared memory ${formatTime(f.copy)}, what encoding straight into the ring would save);\n` +
         `    one-way at most ${formatRate(two)} when encode and decode overlap (two cores)${pm},\n` +
-        `    ${formatRate(one)} when they share a core${pm1}; structura measured ${formatRate(base.rate)}\n`,
+        `    ${formatRate(one)} when they share a core${pm1}; structura measured ${formatRate(base.rate)},\n` +
+        `    ${(got * 100).toFixed(0)}% of the ${oneCore ? "one-core" : "two-core"} floor` +
+        `${got >= 0.9 ? " (encoder-bound: the channel costs little above its post)" : " (the channel or the wake-ups cost above the floor)"}\n`,
     );
   }
   // For the harness's JSON report (BENCHMARKS.md): one row per transport, round-trip p50 as the median.
@@ -304,15 +370,30 @@ const has = (r, ...ts) => r !== undefined && ts.every((t) => r[t] !== undefined)
 suite.target("[100 objects] one-way throughput >= 3x Worker postMessage (default options)", () => {
   const r = results["[100 objects]"];
   if (!has(r, "worker")) return skip("case or transport filtered out");
-  const x = r.structura.rate / r.worker.rate;
-  return verdict(x >= 3, `${formatRate(r.structura.rate)} vs ${formatRate(r.worker.rate)}: ${x.toFixed(2)}×`);
+  const x = owRatio(r.worker, r.structura);
+  // The floor: the writer's post (serialize over the shape table, the ring copy) bounds the rate on
+  // two cores, post + receive on one; says whether the channel itself costs anything above the encoder.
+  const f = r.floor;
+  const floor =
+    f === undefined
+      ? ""
+      : `; floor ${(oneCore ? 1e9 / (f.post + f.receive) : 1e9 / f.post) / r.worker.rate >= 3 ? "allows" : "is below"} 3× ` +
+        `(${((oneCore ? 1e9 / (f.post + f.receive) : 1e9 / f.post) / r.worker.rate).toFixed(2)}×: post ${formatTime(f.post)}, ` +
+        `serialize alone ${formatTime(f.encode)})`;
+  return verdict(
+    x.x >= 3,
+    `${formatRate(r.structura.rate)} vs ${formatRate(r.worker.rate)}: ${formatSpread(x)} (rounds' ratios)${floor}`,
+  );
 });
 for (const name of ["string 11 chars", "string 3 MB"]) {
   suite.target(`${name} round-trip p50 <= 1.0x Worker postMessage's (default options)`, () => {
     const r = results[name];
     if (!has(r, "worker")) return skip("case or transport filtered out");
-    const x = r.structura.p50 / r.worker.p50;
-    return verdict(x <= 1, `${formatTime(r.structura.p50)} vs ${formatTime(r.worker.p50)}: ${x.toFixed(2)}×`);
+    const x = rtRatio(r.structura, r.worker);
+    return verdict(
+      x.x <= 1,
+      `${formatTime(r.structura.p50)} vs ${formatTime(r.worker.p50)}: ${formatSpread(x)}`,
+    );
   });
 }
 /** The worst case of `mine` against `theirs` over every measured case: round-trip p50 and one-way rate. */
@@ -322,18 +403,16 @@ function neverSlower(mine, theirs, label) {
     for (const [name, r] of Object.entries(results)) {
       for (const other of theirs) {
         if (!has(r, mine, other)) continue;
-        const rt = r[mine].p50 / r[other].p50;
-        const tp = r[other].rate / r[mine].rate;
         for (const [x, what] of [
-          [rt, "round trip"],
-          [tp, "one-way"],
+          [rtRatio(r[mine], r[other]), "round trip"],
+          [owRatio(r[mine], r[other]), "one-way"],
         ]) {
-          if (worst === null || x > worst.x) worst = { x, detail: `${name} ${what} vs ${labels[other]}` };
+          if (worst === null || x.x > worst.x.x) worst = { x, detail: `${name} ${what} vs ${labels[other]}` };
         }
       }
     }
     if (worst === null) return skip("case or transport filtered out");
-    return verdict(worst.x <= 1, `worst: ${worst.detail}, ${worst.x.toFixed(2)}× its time`);
+    return verdict(worst.x.x <= 1, `worst: ${worst.detail}, ${formatSpread(worst.x)} its time`);
   });
 }
 neverSlower("structura", ["worker", "port"], "Worker postMessage or MessageChannel");

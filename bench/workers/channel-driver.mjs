@@ -3,10 +3,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { roundTrip, throughput } from "../lib/channel-run.mjs";
 
-const { distUrl, transport, kind, value, n, rounds, warmup } = workerData;
+const { distUrl, transport, kind, value, n, bursts, warmup } = workerData;
 const { createChannel } = await import(distUrl);
 const result =
   kind === "rt"
     ? await roundTrip(createChannel, distUrl, transport, value, n, warmup ?? n)
-    : await throughput(createChannel, distUrl, transport, value, n, rounds);
+    : await throughput(createChannel, distUrl, transport, value, n, bursts);
 parentPort.postMessage(result);

@@ -9,11 +9,14 @@
 import { ArgumentError, StructuraError } from "../core/errors.ts";
 import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
-import { afterMicrotasks, blockingWaitPays, defaultPollMicros, Poll } from "./poll.ts";
+import { afterMicrotasks, availableCores, blockingWaitPays, defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
 import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
 import { Sender } from "./send.ts";
 import {
+  BURST_SLEEP_MS,
+  BURST_SLEEPS,
+  BURST_WAKE_MS,
   type ChannelEvent,
   type ChannelHandle,
   Codec,
@@ -73,6 +76,14 @@ export class ChannelEnd<T = unknown> {
   #sentInTurn = 0;
   #deliveredSinceSleep = false;
   #pollQueued = false;
+  /**
+   * One CPU (Node): a reader woken again right after it parked, without having sent anything, is
+   * reading a burst, and sleeps (see #burstSleep) instead of parking. When it last parked (ms), and
+   * how many messages this end had sent then.
+   */
+  #burstSleeps: boolean;
+  #parkedAt = Number.NEGATIVE_INFINITY;
+  #sentAtPark = 0;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
     this.#port = handle.port as MessagePort;
@@ -89,6 +100,7 @@ export class ChannelEnd<T = unknown> {
     // and its reply comes through the ring with a futex wake rather than a port message.
     const yielding = spin === undefined && reply === 0 && blockingWaitPays;
     this.#yielding = yielding;
+    this.#burstSleeps = spin === undefined && blockingWaitPays && availableCores() === 1;
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).
@@ -350,6 +362,9 @@ export class ChannelEnd<T = unknown> {
   #drain(): void {
     if (this.#draining || this.#closeEmitted) return;
     this.#draining = true;
+    // One CPU: when this pass began (see #burstSleep), and how often it slept for a burst.
+    const woke = this.#burstSleeps ? performance.now() : 0;
+    let sleeps = 0;
     try {
       for (;;) {
         while (!this.#paused()) {
@@ -379,15 +394,30 @@ export class ChannelEnd<T = unknown> {
           queueMicrotask(this.#pollThenPark);
           return;
         }
+        const head = this.#in.tail;
+        if (
+          this.#burstSleeps &&
+          this.#deliveredSinceSleep &&
+          sleeps < BURST_SLEEPS &&
+          (sleeps !== 0 ||
+            (woke - this.#parkedAt <= BURST_WAKE_MS && this.#sender.sent === this.#sentAtPark)) &&
+          this.#burstSleep(rx, head)
+        ) {
+          sleeps++;
+          continue;
+        }
         this.#sentSinceSleep = false;
         this.#deliveredSinceSleep = false;
-        const head = this.#in.tail;
         // Park: the writer that publishes next sees the flag and rings the doorbell (a port message,
         // see #onPortMessage). Flag first, then HEAD again: either we see its record or it sees the flag.
         Atomics.store(rx.ctrl, READER_SLEEP, PARKED_ON_PORT);
         if (Atomics.load(rx.ctrl, HEAD) !== head) {
           Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
           continue;
+        }
+        if (this.#burstSleeps) {
+          this.#parkedAt = performance.now();
+          this.#sentAtPark = this.#sender.sent;
         }
         // The peer blocks for a reply (its one-CPU reply poll): if this thread goes idle without
         // sending one, let it go. Not now: code answering this delivery from promise continuations
@@ -403,6 +433,29 @@ export class ChannelEnd<T = unknown> {
     } finally {
       this.#draining = false;
     }
+  }
+
+  /**
+   * One CPU: sleeps instead of parking. A reader woken within BURST_WAKE_MS of parking, with nothing
+   * sent since, was woken by a writer posting in a burst on the CPU it shares with us: each message
+   * then costs a wake-up (the writer's port message, and the switch to this thread, which preempts the
+   * writer) for the one record or two written meanwhile. Instead it sleeps in Atomics.wait for up to
+   * BURST_SLEEP_MS without flagging itself parked: the writer publishes without waking it
+   * (READER_SLEEP stays AWAKE) and gets the CPU to write a batch, which the next pass reads. True when
+   * records came (the drain reads them and sleeps again, up to BURST_SLEEPS times); false when none
+   * did: the burst is over, and it parks as usual. No notify is asked for, so a message posted
+   * meanwhile waits for the sleep's end: at most BURST_SLEEP_MS, and only while a burst lasts.
+   */
+  #burstSleep(rx: Ring, head: number): boolean {
+    try {
+      // (HEAD moved already: no sleep, read what came.)
+      Atomics.wait(rx.ctrl, HEAD, head, BURST_SLEEP_MS);
+    } catch {
+      // This thread may not block (a browser's main thread).
+      this.#burstSleeps = false;
+      return false;
+    }
+    return Atomics.load(rx.ctrl, HEAD) !== head;
   }
 
   /**

@@ -85,6 +85,11 @@ export class Sender {
     return this.#queued;
   }
 
+  /** Messages sent so far (mod 2^32): the reader's burst detection asks whether it sent anything. */
+  get sent(): number {
+    return this.#sendSeq;
+  }
+
   /** Whether messages wait in the local queue. */
   get hasQueued(): boolean {
     return this.#queueAt < this.#queue.length;
@@ -411,5 +416,8 @@ export class Sender {
       return;
     }
     this.#writerArmed = true;
+    // A reader sleeping through a burst (one CPU, see ChannelEnd's #burstSleep) waits on HEAD without
+    // asking for a notify: end its sleep, this writer can do nothing more until it reads.
+    tx.wakeReader();
   }
 }

@@ -35,8 +35,9 @@ export interface EndOptions {
    * while the machine is busy (load average at least the CPUs plus one, where the host says). Default 50;
    * where the thread has a single CPU (`taskset`, a one-CPU container: the peer cannot answer while it
    * spins) no spin, but a wait in `Atomics.wait` of up to 5 ms that gives the peer the CPU (see
-   * docs/channel.md, One CPU). 0 disables every poll and that wait (also the shorter poll for the next
-   * message of a stream). Given explicitly, `receiveSync` polls this long before each `Atomics.wait` too.
+   * docs/channel.md, One CPU), and a reader of a burst sleeps up to 1 ms instead of parking. 0 disables
+   * every poll, that wait and that sleep (also the shorter poll for the next message of a stream). Any
+   * explicit value turns the sleep off; `receiveSync` then polls this long before each `Atomics.wait`.
    */
   spinMicros?: number | undefined;
   /** Custom types (as for `serialize`); both ends need the same ones. */
@@ -115,6 +116,14 @@ export const STREAM_POLL_MICROS = 20;
 /** Where the thread has one CPU: how long the reply poll blocks in Atomics.wait (see poll.ts). */
 export const YIELD_WAIT_MICROS = 5000;
 export const SYNC_SLICE_MS = 50;
+/**
+ * One CPU: a reader woken within this long (ms) of parking, without having sent, is reading a burst
+ * and sleeps up to BURST_SLEEP_MS instead of parking, at most BURST_SLEEPS times per drain (see
+ * ChannelEnd's #burstSleep).
+ */
+export const BURST_WAKE_MS = 0.2;
+export const BURST_SLEEP_MS = 1;
+export const BURST_SLEEPS = 16;
 
 // The buffers of the message being encoded or decoded, for the transfer custom type.
 let encodingTransfer: Map<object, number> | null = null;

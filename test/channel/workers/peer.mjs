@@ -74,6 +74,19 @@ switch (mode) {
     if (args.thenClose) end.close();
     break;
   }
+  case "bursts": {
+    // `rounds` bursts of `count` messages (strings and small records), `gap` ms apart; the last of
+    // each is marked.
+    for (let r = 0; r < args.rounds; r++) {
+      for (let i = 0; i < args.count; i++) {
+        const n = r * args.count + i;
+        if (i === args.count - 1) end.postMessage({ n, sentAt: performance.now() });
+        else end.postMessage(i % 2 === 0 ? `m${n}` : { n });
+      }
+      await sleep(args.gap);
+    }
+    break;
+  }
   case "burst-forever": {
     // Sends as fast as backpressure allows until terminated.
     for (let i = 0; ; i++) await end.send(sized(i, (i * 13) % 300));
