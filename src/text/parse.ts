@@ -38,8 +38,18 @@ export interface ParseOptions {
 
 const isArray = Array.isArray;
 
-/** @internal Rebuilds the value from already-parsed JSON (which is modified in place). */
-export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, text?: string): unknown {
+/**
+ * @internal Rebuilds the value from already-parsed JSON (which is modified in place). An error gives
+ * the JSON path of the node at fault; its offset in `text` too when the caller passes `offsetOf`
+ * (locate.ts's `offsetOfPath`: a parameter, so that readers without a text bundle no scanner).
+ */
+export function hydrate(
+  top: unknown,
+  registry: TypeRegistry,
+  maxDepth: number,
+  text?: string,
+  offsetOf?: typeof offsetOfPath,
+): unknown {
   const head = isArray(top) ? top[0] : undefined;
   if (!isArray(top) || top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) {
     const known =
@@ -65,7 +75,8 @@ export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, 
       const where = path === null ? undefined : `$${path.map((p) => `[${JSON.stringify(p)}]`).join("")}`;
       throw new DecodeError(error.code, error.message, {
         path: where,
-        offset: text === undefined || path === null ? undefined : offsetOfPath(text, path),
+        offset:
+          offsetOf === undefined || text === undefined || path === null ? undefined : offsetOf(text, path),
       });
     }
     if (isStackOverflow(error)) {
@@ -90,7 +101,7 @@ export function parse(text: string, options?: ParseOptions): unknown {
   } catch (error) {
     throw syntaxError(text, error);
   }
-  return hydrate(json, registry, maxDepth, text);
+  return hydrate(json, registry, maxDepth, text, offsetOfPath);
 }
 
 const UNFIT: unique symbol = Symbol("unfit");
