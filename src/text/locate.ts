@@ -5,13 +5,14 @@
  */
 
 import { DecodeError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 
 type Json = unknown;
 
 const isArray = Array.isArray;
 const keysOf = Object.keys;
 const getProto = Object.getPrototypeOf;
-const ObjectProto = Object.prototype;
+const ObjectProto = /* @__PURE__ */ intrinsic(() => Object.prototype);
 const STACK_OVERFLOW = /call stack|too much recursion/i;
 
 // JSON (RFC 8259) as tokens after whitespace: a number, a literal or punctuation; strings by `stringEnd`
