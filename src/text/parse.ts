@@ -101,6 +101,17 @@ export function parse(text: string, options?: ParseOptions): unknown {
   } catch (error) {
     throw syntaxError(text, error);
   }
+  const head = isArray(json) ? json[0] : undefined;
+  if (typeof head !== "string" || !head.startsWith(HEADER_PREFIX)) {
+    // Someone's JSON (a structura text of any version starts with its header): said here, where only
+    // `parse` pays for the hint (the compat readers call hydrate on texts they know have a header).
+    throw new DecodeError(
+      "ERR_VERSION",
+      "Not a structura text: this looks like plain JSON; use JSON.parse for it (structura's parse reads " +
+        "only texts written by structura's stringify, or use structura/compat/flatted for flatted's texts).",
+      { offset: 0 },
+    );
+  }
   return hydrate(json, registry, maxDepth, text, offsetOfPath);
 }
 
