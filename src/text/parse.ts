@@ -127,11 +127,8 @@ function readPiecewise(text: string, registry: TypeRegistry, maxDepth: number): 
   try {
     const spine = readSpine(text);
     if (spine === null) return UNFIT;
-    const top = spine.top;
-    const head = top[0];
-    if (top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) return UNFIT;
-    anchorReader();
-    const value = new Reader(top, registry, maxDepth, head === HEADER).run();
+    // The same hydration as a whole text's (its checks and errors too: any of them means UNFIT here).
+    const value = hydrate(spine.top, registry, maxDepth);
     // Runs the walk did not reach must still be JSON, as they would have to be for JSON.parse.
     finish(spine.runs);
     return value;
