@@ -3,14 +3,12 @@
  * arrays, errors, BigInt, undefined, -0, ...) as JSON text, and back. Format: docs/text-format.md.
  *
  * The public `parse`/`stringify` are thin wrappers: they check the options (a typo or a JSON/flatted
- * style call fails loudly instead of being ignored) and turn a JSON syntax error into one that says
- * where (line, column, offset) and what was expected. The codecs themselves live in parse.ts and
- * stringify.ts.
+ * style call fails loudly instead of being ignored). The codecs themselves live in parse.ts (which
+ * says where a text that is not JSON breaks, and which text is plain JSON) and stringify.ts.
  */
 
-import { ArgumentError, DecodeError } from "../core/errors.ts";
+import { ArgumentError } from "../core/errors.ts";
 import { checkOptions } from "../core/options.ts";
-import { HEADER_PREFIX } from "./format.ts";
 import { type ParseOptions, parse as parseText } from "./parse.ts";
 import { type StringifyOptions, stringify as stringifyValue } from "./stringify.ts";
 
@@ -20,8 +18,6 @@ export type { ParseOptions, StringifyOptions };
 
 const PARSE_OPTIONS: readonly string[] = ["types", "registry", "maxDepth"];
 const STRINGIFY_OPTIONS: readonly string[] = ["space", "html", "maxDepth", "types", "registry", "errors"];
-const LEADING_SPACE = /^[\t\n\r ]*/;
-const OFFSET_SUFFIX = / \(offset \d+\)$/;
 
 /**
  * Writes `value` as structura text (valid JSON). Throws DataCloneError (with a path) for what it
@@ -61,30 +57,5 @@ export function parse<T = unknown>(text: string, options?: ParseOptions | null):
         "({ types, registry, maxDepth }); for a reviver, use structura/compat/flatted.",
     );
   }
-  try {
-    return parseText(text, options ?? undefined) as T;
-  } catch (error) {
-    throw explain(error, text);
-  }
-}
-
-/**
- * Adds a hint to a decoder's refusal of a text that is no structura text (error path only). A text that
- * is not JSON at all was already located by parse.ts (see syntaxError in locate.ts).
- */
-function explain(error: unknown, text: string): unknown {
-  if (!(error instanceof DecodeError) || typeof text !== "string") return error;
-  if (error.code === "ERR_VERSION") {
-    const start = LEADING_SPACE.exec(text)![0].length;
-    // A structura text of another version starts with its header; anything else is someone's JSON.
-    if (text.startsWith(`["${HEADER_PREFIX}`, start)) return error;
-    return new DecodeError(
-      "ERR_VERSION",
-      `${error.message.replace(OFFSET_SUFFIX, "")} This looks like plain JSON; use JSON.parse for it ` +
-        "(structura's parse reads only texts written by structura's stringify, or use " +
-        "structura/compat/flatted for flatted's texts).",
-      { offset: error.offset, cause: error },
-    );
-  }
-  return error;
+  return parseText(text, options ?? undefined) as T;
 }

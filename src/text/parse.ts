@@ -38,8 +38,18 @@ export interface ParseOptions {
 
 const isArray = Array.isArray;
 
-/** @internal Rebuilds the value from already-parsed JSON (which is modified in place). */
-export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, text?: string): unknown {
+/**
+ * @internal Rebuilds the value from already-parsed JSON (which is modified in place). An error gives
+ * the JSON path of the node at fault; its offset in `text` too when the caller passes `offsetOf`
+ * (locate.ts's `offsetOfPath`: a parameter, so that readers without a text bundle no scanner).
+ */
+export function hydrate(
+  top: unknown,
+  registry: TypeRegistry,
+  maxDepth: number,
+  text?: string,
+  offsetOf?: typeof offsetOfPath,
+): unknown {
   const head = isArray(top) ? top[0] : undefined;
   if (!isArray(top) || top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) {
     const known =
@@ -65,7 +75,8 @@ export function hydrate(top: unknown, registry: TypeRegistry, maxDepth: number, 
       const where = path === null ? undefined : `$${path.map((p) => `[${JSON.stringify(p)}]`).join("")}`;
       throw new DecodeError(error.code, error.message, {
         path: where,
-        offset: text === undefined || path === null ? undefined : offsetOfPath(text, path),
+        offset:
+          offsetOf === undefined || text === undefined || path === null ? undefined : offsetOf(text, path),
       });
     }
     if (isStackOverflow(error)) {
@@ -90,7 +101,18 @@ export function parse(text: string, options?: ParseOptions): unknown {
   } catch (error) {
     throw syntaxError(text, error);
   }
-  return hydrate(json, registry, maxDepth, text);
+  const head = isArray(json) ? json[0] : undefined;
+  if (typeof head !== "string" || !head.startsWith(HEADER_PREFIX)) {
+    // Someone's JSON (a structura text of any version starts with its header): said here, where only
+    // `parse` pays for the hint (the compat readers call hydrate on texts they know have a header).
+    throw new DecodeError(
+      "ERR_VERSION",
+      "Not a structura text: this looks like plain JSON; use JSON.parse for it (structura's parse reads " +
+        "only texts written by structura's stringify, or use structura/compat/flatted for flatted's texts).",
+      { offset: 0 },
+    );
+  }
+  return hydrate(json, registry, maxDepth, text, offsetOfPath);
 }
 
 const UNFIT: unique symbol = Symbol("unfit");
@@ -105,11 +127,8 @@ function readPiecewise(text: string, registry: TypeRegistry, maxDepth: number): 
   try {
     const spine = readSpine(text);
     if (spine === null) return UNFIT;
-    const top = spine.top;
-    const head = top[0];
-    if (top.length < FIRST_DEFERRED || (head !== HEADER && head !== HEADER_V2)) return UNFIT;
-    anchorReader();
-    const value = new Reader(top, registry, maxDepth, head === HEADER).run();
+    // The same hydration as a whole text's (its checks and errors too: any of them means UNFIT here).
+    const value = hydrate(spine.top, registry, maxDepth);
     // Runs the walk did not reach must still be JSON, as they would have to be for JSON.parse.
     finish(spine.runs);
     return value;

@@ -156,7 +156,7 @@ function grow(bytes: Uint8Array, used: number, need: number, state: OneByteState
 }
 
 /** `HEX` as character codes. */
-const HEX_CODES = Array.from(HEX, (h) => h.charCodeAt(0));
+const HEX_CODES = /* @__PURE__ */ Array.from(HEX, (h) => h.charCodeAt(0));
 
 /** `oneByte` without the latin1 copy: escaped by `replace`, then read back by JSON.parse, which makes
  * one-byte strings of what fits. */

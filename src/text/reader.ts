@@ -52,11 +52,11 @@ const MAX_ARRAY_LENGTH = 2 ** 32 - 1;
 
 /** Stands in the object table for an object whose value does not exist yet (a custom type being
  * revived, a view whose buffer is being read): a reference to it is a cycle the format cannot honour. */
-const PENDING: object = Object.freeze({});
+const PENDING: object = /* @__PURE__ */ Object.freeze({});
 /** Marks a queued container already filled (custom data is filled ahead of the queue). */
-const DRAINED: object = Object.freeze({});
+const DRAINED: object = /* @__PURE__ */ Object.freeze({});
 /** What `shell` returns for a node that is no container: it is read whole. */
-const WHOLE: object = Object.freeze({});
+const WHOLE: object = /* @__PURE__ */ Object.freeze({});
 
 /** A string from the input in a message: quoted, and cut short. */
 function quote(s: string, n = 24): string {

@@ -193,16 +193,16 @@ export function compileWriter(family: Family, w: Writer, depth: number): RecordW
  * again). Bounded by the UTF-16 size of ids and sources, oldest evicted first.
  */
 const writerCache = new Map<string, { write: RecordWriter; size: number }>();
-export const WRITER_CACHE_BYTES = 2 * 1024 * 1024;
+export const WRITER_CACHE_BYTES = 0x200000; // 2 MiB (a literal: a product is a statement bundlers keep)
 let writerCacheBytes = 0;
 /**
  * Compiling must pay for itself: one call compiles at the second record of a key list until it has
  * compiled EAGER_SOURCE, then at the COMPILE_AFTER_LATE-th, and never more than MAX_CALL_SOURCE; only
  * within COMPILE_DEPTH of the top of the writer's recursion.
  */
-const EAGER_SOURCE = 64 * 1024;
+const EAGER_SOURCE = 0x10000; // 64 Ki
 const COMPILE_AFTER_LATE = 16;
-const MAX_CALL_SOURCE = 512 * 1024;
+const MAX_CALL_SOURCE = 0x80000; // 512 Ki
 const COMPILE_DEPTH = 80;
 
 export function sameKeys(a: string[], b: string[]): boolean {

@@ -6,6 +6,7 @@
 import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { describeValue, LimitError } from "../core/errors.ts";
 import { proxyDetector } from "../core/host.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, EMPTY_REGISTRY, encodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
@@ -102,14 +103,18 @@ export class Refusal {
   ) {}
 }
 
-const ObjectProto = Object.prototype;
-const ArrayProto = Array.prototype;
+// Lookups through `intrinsic` (core/intrinsics.ts): marked pure, so a bundle without the writer (text
+// `parse` alone) drops them; read once at load as before.
+const ObjectProto = /* @__PURE__ */ intrinsic(() => Object.prototype);
+const ArrayProto = /* @__PURE__ */ intrinsic(() => Array.prototype);
 const getProto = Object.getPrototypeOf;
 const keysOf = Object.keys;
 const hasOwn = Object.prototype.hasOwnProperty;
 const isArray = Array.isArray;
-const URLCtor = (globalThis as { URL?: typeof URL }).URL;
-const URLSearchParamsCtor = (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams;
+const URLCtor = /* @__PURE__ */ intrinsic(() => (globalThis as { URL?: typeof URL }).URL);
+const URLSearchParamsCtor = /* @__PURE__ */ intrinsic(
+  () => (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams,
+);
 
 function defineData(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
@@ -902,7 +907,9 @@ export function anchorWriter(): void {
   anchorHiddenClass(new Raw(""));
 }
 
-const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get;
+const detachedGetter = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "detached")?.get,
+);
 
 function isDetachedBuffer(buffer: ArrayBuffer): boolean {
   if (detachedGetter !== undefined) {

@@ -6,6 +6,7 @@
  */
 
 import { StructuraError } from "../../core/errors.ts";
+import { intrinsic } from "../../core/intrinsics.ts";
 import type { PathSegment } from "../../core/path.ts";
 import { classifyUnproxied, Kind } from "../../core/types.ts";
 
@@ -38,12 +39,17 @@ export function devaluePath(segments: readonly PathSegment[]): string {
   return out;
 }
 
-const ObjectProto = Object.prototype;
-const ArrayProto = Array.prototype;
+// Marked pure (core/intrinsics.ts): a bundle of `parse` alone drops them.
+const ObjectProto = /* @__PURE__ */ intrinsic(() => Object.prototype);
+const ArrayProto = /* @__PURE__ */ intrinsic(() => Array.prototype);
 const getProto = Object.getPrototypeOf;
-const objectProtoNames = Object.getOwnPropertyNames(ObjectProto).sort().join("\0");
-const URLCtor = (globalThis as { URL?: typeof URL }).URL;
-const URLSearchParamsCtor = (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams;
+const objectProtoNames = /* @__PURE__ */ intrinsic(() =>
+  Object.getOwnPropertyNames(ObjectProto).sort().join("\0"),
+);
+const URLCtor = /* @__PURE__ */ intrinsic(() => (globalThis as { URL?: typeof URL }).URL);
+const URLSearchParamsCtor = /* @__PURE__ */ intrinsic(
+  () => (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams,
+);
 
 /**
  * What devalue refuses as "arbitrary non-POJOs": an object whose prototype is neither Object.prototype,

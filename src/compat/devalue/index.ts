@@ -140,7 +140,7 @@ export function stringify(value: unknown, reducers?: Reducers): string {
 // biome-ignore lint/suspicious/noExplicitAny: devalue declares parse() as returning any; a drop-in must too
 export function parse(text: string, revivers?: Revivers): any {
   const json = parseJsonText(text);
-  return read(json, revivers, text);
+  return read(json, revivers);
 }
 
 /**
@@ -150,8 +150,8 @@ export function parse(text: string, revivers?: Revivers): any {
 // biome-ignore lint/suspicious/noExplicitAny: as devalue declares it
 export function unflatten(parsed: unknown, revivers?: Revivers): any {
   // structura's reader builds its result from the JSON tree in place: read a copy.
-  if (isStructura(parsed)) return read(JSON.parse(JSON.stringify(parsed)), revivers, undefined);
-  return read(parsed, revivers, undefined);
+  if (isStructura(parsed)) return read(JSON.parse(JSON.stringify(parsed)), revivers);
+  return read(parsed, revivers);
 }
 
 /** A structura text of any version (a devalue text starting with a string is a lone string). */
@@ -161,7 +161,12 @@ function isStructura(json: unknown): json is unknown[] {
   );
 }
 
-function read(json: unknown, revivers: Revivers | undefined, text: string | undefined): unknown {
-  if (isStructura(json)) return hydrate(json, registryOfRevivers(revivers), MAX_NESTING, text);
+/**
+ * An error in a structura text says where by its JSON path (`$[2]["a"]`), as an error in a devalue text
+ * does (`$[n]`); no text offset: locating a node in the text would bundle text/locate.ts's scanner
+ * (~0.45 KB gzip) into every compat/devalue parse for an error path only.
+ */
+function read(json: unknown, revivers: Revivers | undefined): unknown {
+  if (isStructura(json)) return hydrate(json, registryOfRevivers(revivers), MAX_NESTING);
   return readDevalue(json, revivers ?? undefined, MAX_NESTING);
 }

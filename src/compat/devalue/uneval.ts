@@ -18,6 +18,7 @@
  * refer to anything, leaves and fills follow the order the walk finished them, children first.
  */
 
+import { intrinsic } from "../../core/intrinsics.ts";
 import { findPath, mapEntrySegment, type PathSegment, setMemberSegment } from "../../core/path.ts";
 import {
   dateTime,
@@ -68,7 +69,7 @@ const ESCAPES: Record<string, string> = {
 };
 const NAME = /\$_(\d+)/g;
 const IDENTIFIER = /^[_$a-zA-Z][_$a-zA-Z0-9]*$/;
-const ERROR_CTORS: ReadonlySet<string> = new Set(ERROR_NAMES);
+const ERROR_CTORS: ReadonlySet<string> = /* @__PURE__ */ new Set(ERROR_NAMES);
 
 function escapeChar(c: string): string {
   return ESCAPES[c]!;
@@ -107,8 +108,10 @@ function ownIndices(array: unknown[]): number[] {
   return out;
 }
 const getProto = Object.getPrototypeOf;
-const URLCtor = (globalThis as { URL?: typeof URL }).URL;
-const URLSearchParamsCtor = (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams;
+const URLCtor = /* @__PURE__ */ intrinsic(() => (globalThis as { URL?: typeof URL }).URL);
+const URLSearchParamsCtor = /* @__PURE__ */ intrinsic(
+  () => (globalThis as { URLSearchParams?: typeof URLSearchParams }).URLSearchParams,
+);
 
 /** What kind of node an object is written as. */
 enum Node {
