@@ -93,9 +93,16 @@ describe("binary writer: long strings", () => {
       return [STR8, utf8.length, ...utf8];
     };
     for (let n = 1; n <= 85; n++) {
-      const cases = [ascii(n), "\u00e9".repeat(n), "\u65e5".repeat(n), ascii(n - 1) + "\u00e9", "\u00e9" + ascii(n - 1)];
-      if (n >= 2) cases.push(ascii(n - 2) + "\ud83d\ude00", "\ud83d\ude00" + "\u65e5".repeat(n - 2));
-      cases.push(ascii(n - 1) + "\ud800", "\udc00" + ascii(n - 1));
+      const cases = [
+        ascii(n),
+        "\u00e9".repeat(n),
+        "\u65e5".repeat(n),
+        `${ascii(n - 1)}\u00e9`,
+        `\u00e9${ascii(n - 1)}`,
+        `${ascii(n - 1)}\ud800`,
+        `\udc00${ascii(n - 1)}`,
+      ];
+      if (n >= 2) cases.push(`${ascii(n - 2)}\ud83d\ude00`, `\ud83d\ude00${"\u65e5".repeat(n - 2)}`);
       for (const str of cases) {
         if (str.length < 64 || !str.isWellFormed() || 3 * str.length < 0x100) {
           expect(Array.from(body(str)), `${n} ${JSON.stringify(str)}`).toEqual(reference(str));
