@@ -20,6 +20,7 @@
  */
 
 import { codegenAvailable, compile } from "../core/host.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 
 /** Reads the fields of one record (numbering the object on `refs` first, unless null: a message without
  * references) and returns it. */
@@ -75,7 +76,10 @@ let cacheBytes = 0;
  * clear it), so it keeps nothing alive that the cache's byte bound does not count.
  */
 const RECENT_BITS = 6;
-const recent: (Shape | null)[] = new Array<Shape | null>(1 << RECENT_BITS).fill(null);
+// Made in a call marked pure (src/core/intrinsics.ts): a bundle of `serialize` alone drops it.
+const recent: (Shape | null)[] = /* @__PURE__ */ intrinsic(() =>
+  new Array<Shape | null>(1 << RECENT_BITS).fill(null),
+);
 
 function recentSlot(keys: readonly string[]): number {
   const n = keys.length;
