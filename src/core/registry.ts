@@ -49,15 +49,28 @@ export function defineType<T, D>(type: CustomType<T, D>): CustomType<T, D> {
 
 const NAME = /^[\w$.:@/-]{1,128}$/;
 
-/** An immutable set of custom types, looked up by value (on write) and by name (on read). */
+/** The tables `findType` reads: the writers' side of a registry (see `findType`). */
+interface Lookup {
+  byPrototype: Map<object, AnyCustomType>;
+  tests: AnyCustomType[];
+}
+
+/**
+ * Reads a registry's private lookup tables (for `findType`); set by the first registry made (a static
+ * block would be a load-time statement that keeps the class in every bundle that imports this module).
+ */
+let lookupOf: ((registry: TypeRegistry) => Lookup) | undefined;
+
+/** An immutable set of custom types, looked up by value (on write, `findType`) and by name (on read). */
 export class TypeRegistry {
   readonly types: readonly AnyCustomType[];
   readonly #byName = new Map<string, AnyCustomType>();
-  readonly #byPrototype = new Map<object, AnyCustomType>();
-  readonly #tests: AnyCustomType[] = [];
+  readonly #lookup: Lookup = { byPrototype: new Map<object, AnyCustomType>(), tests: [] };
 
   constructor(types: readonly AnyCustomType[] = []) {
+    lookupOf ??= (registry) => registry.#lookup;
     this.types = types;
+    const { byPrototype, tests } = this.#lookup;
     for (const type of types) {
       if (typeof type.name !== "string" || !NAME.test(type.name)) {
         throw new ArgumentError(`Custom type name ${JSON.stringify(type.name)} must match ${NAME}.`);
@@ -68,8 +81,8 @@ export class TypeRegistry {
         throw new ArgumentError(`Custom type "${type.name}" needs encode and decode functions.`);
       }
       this.#byName.set(type.name, type);
-      if (typeof type.test === "function") this.#tests.push(type);
-      else if (typeof type.class === "function") this.#byPrototype.set(type.class.prototype as object, type);
+      if (typeof type.test === "function") tests.push(type);
+      else if (typeof type.class === "function") byPrototype.set(type.class.prototype as object, type);
       else throw new ArgumentError(`Custom type "${type.name}" needs a test function or a class.`);
     }
   }
@@ -78,27 +91,30 @@ export class TypeRegistry {
     return this.#byName.size;
   }
 
-  /**
-   * The custom type for an object, if any. Classes match by prototype chain (so subclasses match their
-   * registered parent unless registered themselves), then `test` functions in registration order.
-   */
-  find(value: object): AnyCustomType | undefined {
-    if (this.#byPrototype.size !== 0) {
-      let proto = Object.getPrototypeOf(value) as object | null;
-      while (proto !== null && proto !== Object.prototype) {
-        const type = this.#byPrototype.get(proto);
-        if (type !== undefined) return type;
-        proto = Object.getPrototypeOf(proto) as object | null;
-      }
-    }
-    const tests = this.#tests;
-    for (let i = 0; i < tests.length; i++) if (tests[i]!.test!(value)) return tests[i];
-    return undefined;
-  }
-
   byName(name: string): AnyCustomType | undefined {
     return this.#byName.get(name);
   }
+}
+
+/**
+ * The custom type for an object in `registry`, if any (the writers' lookup). Classes match by prototype
+ * chain (so subclasses match their registered parent unless registered themselves), then `test`
+ * functions in registration order. A function, not a method, so that the readers' bundles (which never
+ * call it, and share the class) leave it out: a bundler cannot drop a method of a class it keeps.
+ */
+export function findType(registry: TypeRegistry, value: object): AnyCustomType | undefined {
+  // `lookupOf` is set: `registry` was made.
+  const { byPrototype, tests } = lookupOf!(registry);
+  if (byPrototype.size !== 0) {
+    let proto = Object.getPrototypeOf(value) as object | null;
+    while (proto !== null && proto !== Object.prototype) {
+      const type = byPrototype.get(proto);
+      if (type !== undefined) return type;
+      proto = Object.getPrototypeOf(proto) as object | null;
+    }
+  }
+  for (let i = 0; i < tests.length; i++) if (tests[i]!.test!(value)) return tests[i];
+  return undefined;
 }
 
 /** The empty registry, shared by the plain function entry points. */
