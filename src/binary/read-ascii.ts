@@ -194,7 +194,7 @@ export const INTERN_MAX = 12;
 const SLOT_BITS = 12;
 const INTERN_SLOTS = 1 << SLOT_BITS;
 /** Per slot: the length and the three packed words of its string (all 0 for the empty string). */
-const internKeys = /* @__PURE__ */ new Int32Array(INTERN_SLOTS * 4);
+const internKeys = /* @__PURE__ */ intrinsic(() => new Int32Array(INTERN_SLOTS * 4));
 const internStrings: string[] = /* @__PURE__ */ intrinsic(() => new Array<string>(INTERN_SLOTS).fill(""));
 
 /** The slot for a string of `n` bytes packed (little-endian, 4 a word) into w0, w1, w2. */
