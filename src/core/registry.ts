@@ -49,28 +49,24 @@ export function defineType<T, D>(type: CustomType<T, D>): CustomType<T, D> {
 
 const NAME = /^[\w$.:@/-]{1,128}$/;
 
-/** The tables `findType` reads: the writers' side of a registry (see `findType`). */
-interface Lookup {
-  byPrototype: Map<object, AnyCustomType>;
-  tests: AnyCustomType[];
-}
-
 /**
- * Reads a registry's private lookup tables (for `findType`); set by the first registry made (a static
- * block would be a load-time statement that keeps the class in every bundle that imports this module).
+ * The writers' side of a registry, read by `findType`: TypeScript-private fields (not `#private`), so
+ * that a function outside the class reads them with a plain property load, as fast as the method did.
  */
-let lookupOf: ((registry: TypeRegistry) => Lookup) | undefined;
+interface Lookup {
+  readonly byPrototype: Map<object, AnyCustomType>;
+  readonly tests: AnyCustomType[];
+}
 
 /** An immutable set of custom types, looked up by value (on write, `findType`) and by name (on read). */
 export class TypeRegistry {
   readonly types: readonly AnyCustomType[];
   readonly #byName = new Map<string, AnyCustomType>();
-  readonly #lookup: Lookup = { byPrototype: new Map<object, AnyCustomType>(), tests: [] };
+  private readonly byPrototype = new Map<object, AnyCustomType>();
+  private readonly tests: AnyCustomType[] = [];
 
   constructor(types: readonly AnyCustomType[] = []) {
-    lookupOf ??= (registry) => registry.#lookup;
     this.types = types;
-    const { byPrototype, tests } = this.#lookup;
     for (const type of types) {
       if (typeof type.name !== "string" || !NAME.test(type.name)) {
         throw new ArgumentError(`Custom type name ${JSON.stringify(type.name)} must match ${NAME}.`);
@@ -81,8 +77,8 @@ export class TypeRegistry {
         throw new ArgumentError(`Custom type "${type.name}" needs encode and decode functions.`);
       }
       this.#byName.set(type.name, type);
-      if (typeof type.test === "function") tests.push(type);
-      else if (typeof type.class === "function") byPrototype.set(type.class.prototype as object, type);
+      if (typeof type.test === "function") this.tests.push(type);
+      else if (typeof type.class === "function") this.byPrototype.set(type.class.prototype as object, type);
       else throw new ArgumentError(`Custom type "${type.name}" needs a test function or a class.`);
     }
   }
@@ -103,8 +99,7 @@ export class TypeRegistry {
  * call it, and share the class) leave it out: a bundler cannot drop a method of a class it keeps.
  */
 export function findType(registry: TypeRegistry, value: object): AnyCustomType | undefined {
-  // `lookupOf` is set: `registry` was made.
-  const { byPrototype, tests } = lookupOf!(registry);
+  const { byPrototype, tests } = registry as unknown as Lookup;
   if (byPrototype.size !== 0) {
     let proto = Object.getPrototypeOf(value) as object | null;
     while (proto !== null && proto !== Object.prototype) {
