@@ -263,6 +263,8 @@ export async function sources(target) {
   return { minified: code.byteLength, gzip, inputs };
 }
 
+const CHUNK = /chunks/;
+
 /**
  * What a bundler keeps of a dist/ chunk that is imported for nothing: its load-time statements that are
  * not provably free of side effects (and what they reach). Every bundle that imports the chunk carries
@@ -283,7 +285,7 @@ export async function residue(file) {
         // The chunk itself as having side effects (package.json says none, which would drop it whole);
         // the chunks it imports keep the package's setting.
         setup(b) {
-          b.onResolve({ filter: /chunks/ }, (args) =>
+          b.onResolve({ filter: CHUNK }, (args) =>
             args.importer === "<stdin>"
               ? { path: path.resolve(args.resolveDir, args.path), sideEffects: true }
               : undefined,
