@@ -11,11 +11,15 @@
 //   node scripts/size.mjs --sources clone ungap        what each SOURCE file adds to a row (bundled
 //                                                      from src/, so without the build's shortened
 //                                                      property names: a little larger than the row)
+//   node scripts/size.mjs --residue                    per dist/ chunk, the load-time code a bundler
+//                                                      must keep in EVERY bundle that imports the chunk
+//                                                      (statements it cannot prove free of side effects:
+//                                                      the writer's state in a bundle of the reader, ...)
 //
 // A bundle is `export { name } from "specifier"`: exporting (rather than calling) the function keeps
 // exactly what a caller's bundle would keep, with nothing of the measuring harness in it.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -259,6 +263,40 @@ export async function sources(target) {
   return { minified: code.byteLength, gzip, inputs };
 }
 
+const CHUNK = /chunks/;
+
+/**
+ * What a bundler keeps of a dist/ chunk that is imported for nothing: its load-time statements that are
+ * not provably free of side effects (and what they reach). Every bundle that imports the chunk carries
+ * them, whatever function it uses; `intrinsic()` and pure annotations (src/core/intrinsics.ts) remove them.
+ */
+export async function residue(file) {
+  const result = await build({
+    stdin: { contents: `import ${JSON.stringify(file)};`, resolveDir: root, loader: "js" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    treeShaking: true,
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "imported-for-effects",
+        // The chunk itself as having side effects (package.json says none, which would drop it whole);
+        // the chunks it imports keep the package's setting.
+        setup(b) {
+          b.onResolve({ filter: CHUNK }, (args) =>
+            args.importer === "<stdin>"
+              ? { path: path.resolve(args.resolveDir, args.path), sideEffects: true }
+              : undefined,
+          );
+        },
+      },
+    ],
+  });
+  return result.outputFiles[0].text;
+}
+
 const TEXT_WRITER_MARK = "A view of a detached or shrunk ArrayBuffer could not be cloned.";
 const BINARY_ENCODER_MARK = "refers back to the custom object itself";
 
@@ -340,6 +378,15 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         const share = Math.round((bytes / minified) * gzip);
         console.log(`  ${String(bytes).padStart(7)}  ~${String(share).padStart(5)} gzip  ${file}`);
       }
+    }
+  }
+  if (args.includes("--residue")) {
+    const dir = path.join(root, "dist", "chunks");
+    for (const name of readdirSync(dir).filter((f) => f.endsWith(".js"))) {
+      const code = await residue(path.join(dir, name));
+      if (code.trim() === "") continue;
+      const gzip = gzipSync(code, { level: 9 }).byteLength;
+      console.log(`\n==== dist/chunks/${name}: ${code.length} B kept, ${gzip} B gzip (unminified)\n${code}`);
     }
   }
   const keep = args.indexOf("--keep");

@@ -19,7 +19,9 @@
  */
 
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import type { TypeRegistry } from "../core/registry.ts";
+import { fromCharCode } from "./read-ascii.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
   COMPILE_AFTER,
@@ -86,7 +88,9 @@ const PENDING_RECORD: unique symbol = Symbol("pending record");
 // ---------------------------------------------------------------------------------------------------
 // Per-call state (module-level for speed; saved and restored when deserialize is re-entered).
 
-export let src: Uint8Array = new Uint8Array(0);
+// Load-time values here are made in calls marked pure (src/core/intrinsics.ts): the binary chunk holds
+// both directions, and a bundle of `serialize` alone must not keep the decoder's state.
+export let src: Uint8Array = /* @__PURE__ */ new Uint8Array(0);
 /** The input as a DataView, made on first use (see dv()); null until then. */
 let view: DataView | null = null;
 export let pos = 0;
@@ -337,7 +341,7 @@ function decodeFresh(
   }
 }
 
-const EMPTY = new Uint8Array(0);
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
 
 /**
  * The input as a DataView, for multi-byte numbers. Made on first use: a DataView costs more to create
@@ -364,10 +368,10 @@ function int32At(at: number): number {
 }
 
 /** Eight bytes seen as one float64: the input's bytes are copied in and read as one. */
-const f64 = new Float64Array(1);
-const f64Bytes = new Uint8Array(f64.buffer);
+const f64 = /* @__PURE__ */ new Float64Array(1);
+const f64Bytes = /* @__PURE__ */ intrinsic(() => new Uint8Array(f64.buffer));
 /** Where the host's float64 is little-endian, as the format's: 0; big-endian: 7 (its bytes reversed). */
-const flip = new Uint8Array(new Uint16Array([1]).buffer)[0] ? 0 : 7;
+const flip = /* @__PURE__ */ intrinsic(() => (new Uint8Array(new Uint16Array([1]).buffer)[0] ? 0 : 7));
 
 export function float64At(at: number): number {
   for (let i = 0; i < 8; i++) f64Bytes[i ^ flip] = src[at + i]!;
@@ -556,8 +560,6 @@ function readRef(): unknown {
 
 // ---------------------------------------------------------------------------------------------------
 // Strings
-
-const fromCharCode = String.fromCharCode;
 
 function readUtf8(n: number): string {
   if (n > end - pos) truncated();

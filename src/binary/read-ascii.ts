@@ -3,7 +3,11 @@
  * length, which beats a call into the runtime's UTF-8 decoder for keys, ids and names.
  */
 
-const fromCharCode = String.fromCharCode;
+import { intrinsic } from "../core/intrinsics.ts";
+
+// This module's load-time values are made in calls marked pure (src/core/intrinsics.ts): the binary
+// chunk holds both directions, and a bundle of `serialize` alone must not keep the decoder's tables.
+export const fromCharCode = /* @__PURE__ */ intrinsic(() => String.fromCharCode);
 
 /**
  * Up to 16 bytes known to be ASCII: one fromCharCode call with explicit arguments per length.
@@ -190,8 +194,8 @@ export const INTERN_MAX = 12;
 const SLOT_BITS = 12;
 const INTERN_SLOTS = 1 << SLOT_BITS;
 /** Per slot: the length and the three packed words of its string (all 0 for the empty string). */
-const internKeys = new Int32Array(INTERN_SLOTS * 4);
-const internStrings: string[] = new Array<string>(INTERN_SLOTS).fill("");
+const internKeys = /* @__PURE__ */ intrinsic(() => new Int32Array(INTERN_SLOTS * 4));
+const internStrings: string[] = /* @__PURE__ */ intrinsic(() => new Array<string>(INTERN_SLOTS).fill(""));
 
 /** The slot for a string of `n` bytes packed (little-endian, 4 a word) into w0, w1, w2. */
 export function internSlot(n: number, w0: number, w1: number, w2: number): number {

@@ -4,6 +4,7 @@
  */
 
 import { DecodeError, StructuraError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import { X_ARRAY_BUFFER, X_RESIZABLE_BUFFER, X_SHARED_BUFFER } from "./tags.ts";
 
 export interface BufferHeader {
@@ -52,15 +53,19 @@ export function makeBuffer(src: Uint8Array, h: BufferHeader, at: number): ArrayB
 }
 
 type Getter = (this: unknown) => unknown;
-export const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+// Looked up in calls marked pure (src/core/intrinsics.ts): a bundle of `serialize` alone drops them.
+export const abByteLength = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!,
+);
 /** Absent on hosts without resizable buffers. */
-export const abResizable = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get as
-  | Getter
-  | undefined;
-const sabByteLength =
+export const abResizable = /* @__PURE__ */ intrinsic(
+  () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "resizable")?.get as Getter | undefined,
+);
+const sabByteLength = /* @__PURE__ */ intrinsic(() =>
   typeof SharedArrayBuffer === "function"
     ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")!.get!
-    : undefined;
+    : undefined,
+);
 
 export function isBuffer(value: unknown): value is ArrayBufferLike {
   if (typeof value !== "object" || value === null) return false;

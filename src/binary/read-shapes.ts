@@ -20,6 +20,7 @@
  */
 
 import { codegenAvailable, compile } from "../core/host.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 
 /** Reads the fields of one record (numbering the object on `refs` first, unless null: a message without
  * references) and returns it. */
@@ -45,9 +46,9 @@ export const COMPILE_AFTER = 2;
 /** Wider shapes keep the generic loop: a long body gains little and costs compile time. */
 export const MAX_COMPILED_KEYS = 64;
 /** Bound on the bytes the process-wide shape cache holds (estimated: keys, signatures, readers). */
-export const MAX_CACHE_BYTES = 4 * 1024 * 1024;
+export const MAX_CACHE_BYTES = 4194304; // 4 MiB, a literal: the build inlines it at its uses
 /** A shape whose key text is larger than this is used for its own message only (never cached). */
-export const MAX_CACHED_SHAPE_BYTES = 64 * 1024;
+export const MAX_CACHED_SHAPE_BYTES = 65536; // 64 KiB (a literal, as above)
 /** Decoded bytes that earn the compile credit for one key of a compiled reader. */
 export const COMPILE_BYTES_PER_KEY = 256;
 /** The most compile credit (in keys) the process holds; also what it starts with. */
@@ -75,7 +76,10 @@ let cacheBytes = 0;
  * clear it), so it keeps nothing alive that the cache's byte bound does not count.
  */
 const RECENT_BITS = 6;
-const recent: (Shape | null)[] = new Array<Shape | null>(1 << RECENT_BITS).fill(null);
+// Made in a call marked pure (src/core/intrinsics.ts): a bundle of `serialize` alone drops it.
+const recent: (Shape | null)[] = /* @__PURE__ */ intrinsic(() =>
+  new Array<Shape | null>(1 << RECENT_BITS).fill(null),
+);
 
 function recentSlot(keys: readonly string[]): number {
   const n = keys.length;

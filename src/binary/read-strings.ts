@@ -11,7 +11,8 @@ import { end, src } from "./decode.ts";
 import { INTERN_MAX, intern, internedAt, internSlot, sawOnce, shortAscii } from "./read-ascii.ts";
 import { abByteLength } from "./read-buffers.ts";
 
-const textDecoder = new TextDecoder();
+/** Marked pure: a bundle of `serialize` alone (the same chunk) drops it. */
+const textDecoder = /* @__PURE__ */ new TextDecoder();
 /** Whether `src` is over a SharedArrayBuffer: -1 until a string needs to know (see decodeUtf8). */
 let sharedInput = -1;
 /** Strings up to this many bytes are tried as ASCII first (see shortAscii). */

@@ -11,6 +11,7 @@
  *   Bun) or `TextEncoder.encodeInto` straight into the output.
  */
 
+import { intrinsic } from "../core/intrinsics.ts";
 import {
   ALIGNMENT,
   BIGINT_NEG,
@@ -35,13 +36,15 @@ import {
 /** Bytes any single scalar write may use after one `pos > safeEnd` check. */
 export const SLACK = 32;
 const INITIAL_SIZE = 8192;
-/** A buffer grown past this is not kept for the next call. */
-const KEEP_LIMIT = 4 * 1024 * 1024;
+/** A buffer grown past this (4 MiB) is not kept for the next call. A literal: the build inlines it. */
+const KEEP_LIMIT = 4194304;
 
 /** The output buffer and its bounds (`safeEnd`: a write may start at or before it and use SLACK bytes);
  * read-only outside this module, for loops that keep them in locals (they change only in `grow`). */
-export let target = new Uint8Array(0);
-let view = new DataView(target.buffer);
+// The initial values are made in calls marked pure (src/core/intrinsics.ts): the writer shares its
+// chunk with the decoder, and a bundle of `deserialize` alone must not keep the writer's state.
+export let target = /* @__PURE__ */ new Uint8Array(0);
+let view = /* @__PURE__ */ intrinsic(() => new DataView(target.buffer));
 /** The write position; read-only outside this module (`tell`, `patch`, `openByte` move it). */
 export let pos = 0;
 export let safeEnd = -1;
@@ -345,7 +348,7 @@ export function writeBigInt(value: bigint): void {
 
 // ---------------------------------------------------------------------------------------------------
 // Strings
-const textEncoder = new TextEncoder();
+const textEncoder = /* @__PURE__ */ new TextEncoder();
 
 /** Writes `s` as UTF-8 into the Uint8Array it is called on, from `offset`, at most `max` bytes. */
 type Utf8Write = (this: Uint8Array, s: string, offset: number, max: number) => number;
@@ -357,7 +360,7 @@ type Utf8Write = (this: Uint8Array, s: string, offset: number, max: number) => n
  * a string it wrote whose byte count is not its length (not all ASCII), and writes one with a lone
  * surrogate again, as UTF-16 (`encodeInto` only sees strings checked before).
  */
-const hostUtf8Write: Utf8Write | null = (() => {
+const hostUtf8Write: Utf8Write | null = /* @__PURE__ */ intrinsic(() => {
   const proto = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer?.prototype;
   const write = proto?.utf8Write;
   if (typeof write !== "function") return null;
@@ -371,8 +374,10 @@ const hostUtf8Write: Utf8Write | null = (() => {
     // A Buffer look-alike that rejects plain Uint8Arrays: keep encodeInto.
   }
   return null;
-})();
-const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+});
+const isWellFormed = /* @__PURE__ */ intrinsic(
+  () => (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed,
+);
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function wellFormed(s: string): boolean {

@@ -8,6 +8,7 @@
  */
 
 import { StructuraError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import { mapEntrySegment, setMemberSegment } from "../core/path.ts";
 import { type AnyCustomType, encodeCustom } from "../core/registry.ts";
 import {
@@ -69,21 +70,26 @@ import { keysOf, writeEntries, writeObject, writeRecord } from "./write-records.
 import { annotate, Refusal, refuse } from "./write-refusal.ts";
 
 // Buffers are read through the intrinsic getters (by slot): a buffer whose prototype was swapped or
-// that has own properties shadowing these must still serialize as what it is.
+// that has own properties shadowing these must still serialize as what it is. Looked up in calls marked
+// pure (src/core/intrinsics.ts), so a bundle of `deserialize` alone (the same chunk) drops them.
 type Getter = (this: unknown) => unknown;
-function intrinsic(proto: object | undefined, key: string): Getter | undefined {
+function getterOf(proto: object | undefined, key: string): Getter | undefined {
   return proto === undefined
     ? undefined
     : (Object.getOwnPropertyDescriptor(proto, key)?.get as Getter | undefined);
 }
-const SharedProto = typeof SharedArrayBuffer === "function" ? SharedArrayBuffer.prototype : undefined;
-export const abByteLength = intrinsic(ArrayBuffer.prototype, "byteLength")!;
-export const abDetached = intrinsic(ArrayBuffer.prototype, "detached");
-export const abResizable = intrinsic(ArrayBuffer.prototype, "resizable");
-export const abMaxByteLength = intrinsic(ArrayBuffer.prototype, "maxByteLength");
-export const sabByteLength = intrinsic(SharedProto, "byteLength");
-export const sabGrowable = intrinsic(SharedProto, "growable");
-export const sabMaxByteLength = intrinsic(SharedProto, "maxByteLength");
+const SharedProto = /* @__PURE__ */ intrinsic(() =>
+  typeof SharedArrayBuffer === "function" ? SharedArrayBuffer.prototype : undefined,
+);
+export const abByteLength = /* @__PURE__ */ intrinsic(() => getterOf(ArrayBuffer.prototype, "byteLength")!);
+export const abDetached = /* @__PURE__ */ intrinsic(() => getterOf(ArrayBuffer.prototype, "detached"));
+export const abResizable = /* @__PURE__ */ intrinsic(() => getterOf(ArrayBuffer.prototype, "resizable"));
+export const abMaxByteLength = /* @__PURE__ */ intrinsic(() =>
+  getterOf(ArrayBuffer.prototype, "maxByteLength"),
+);
+export const sabByteLength = /* @__PURE__ */ intrinsic(() => getterOf(SharedProto, "byteLength"));
+export const sabGrowable = /* @__PURE__ */ intrinsic(() => getterOf(SharedProto, "growable"));
+export const sabMaxByteLength = /* @__PURE__ */ intrinsic(() => getterOf(SharedProto, "maxByteLength"));
 
 export function isDetached(buffer: ArrayBuffer): boolean {
   if (abDetached !== undefined) return abDetached.call(buffer) === true;

@@ -7,7 +7,8 @@
  * per-message shape state (epoch, ids, the stream table's bytes) and the shared-reference flag.
  */
 
-import type { TypeRegistry } from "../core/registry.ts";
+import { intrinsic } from "../core/intrinsics.ts";
+import { findType, type TypeRegistry } from "../core/registry.ts";
 import { classifyUnproxied, Kind } from "../core/types.ts";
 import { enter, leave, writeArray, writeValue } from "./encode.ts";
 import type { EncodeSession } from "./session.ts";
@@ -142,8 +143,10 @@ export function restoreRecords(saved: SavedRecords): void {
 const getPrototypeOf = Object.getPrototypeOf;
 export const keysOf = Object.keys;
 const hasOwn = Object.prototype.hasOwnProperty;
-const ObjectProto = Object.prototype;
-const ArrayProto = Array.prototype;
+// Through calls marked pure: a plain `Object.prototype` read at module level is kept by a bundler even
+// in a bundle of `deserialize` alone (src/core/intrinsics.ts).
+const ObjectProto = /* @__PURE__ */ intrinsic(() => Object.prototype);
+const ArrayProto = /* @__PURE__ */ intrinsic(() => Array.prototype);
 const isArray = Array.isArray;
 
 function writeRef(index: number): void {
@@ -164,7 +167,7 @@ export function writeObject(value: object): void {
     return;
   }
   if (registry !== null) {
-    const type = registry.find(value);
+    const type = findType(registry, value);
     if (type !== undefined) {
       writeCustom(value, type);
       return;

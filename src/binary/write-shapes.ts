@@ -41,7 +41,8 @@ export class ShapeNode {
 export const MAX_SHAPE_KEYS = 256;
 /** Bound on the transition tree, so adversarial key sets cannot grow memory without end. */
 const MAX_NODES = 32768;
-let root = new ShapeNode();
+// Marked pure: a bundle of `deserialize` alone (the same chunk) must not keep the writer's tree.
+let root = /* @__PURE__ */ new ShapeNode();
 let nodeCount = 0;
 const hasOwn = Object.prototype.hasOwnProperty;
 

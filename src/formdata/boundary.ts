@@ -4,16 +4,21 @@
  */
 
 import { ArgumentError, DecodeError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import { extractMimeType } from "./mime.ts";
 import { encodeUtf8 } from "./utf8.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // generating
+//
+// The generator's tables are made in calls marked pure (src/core/intrinsics.ts): this module is also
+// the parser's (its boundary checks), and a bundle of `parseFormData` alone must not keep (nor allocate)
+// the encoder's 64 KiB pool.
 
 const PREFIX = "----structura";
 const HEX_DIGITS = "0123456789abcdef";
 /** Character codes of the 32 hex digits of the boundary being built (see generateBoundaryInto). */
-const HEX_CODES: number[] = new Array<number>(32).fill(0x30);
+const HEX_CODES: number[] = /* @__PURE__ */ intrinsic(() => new Array<number>(32).fill(0x30));
 
 // crypto.getRandomValues costs ~4 µs per call on Node 20 whatever the size (its WebCrypto
 // wrapper), more than encoding a small form. So a pool is filled at once, as large as one call may
@@ -21,7 +26,7 @@ const HEX_CODES: number[] = new Array<number>(32).fill(0x30);
 // bytes, used once (uuid's v4 pools the same way), and each slice is wiped as it is taken. (A 4 KiB
 // pool cost ~20 ns per boundary in refills, a tenth of making one.)
 const POOL_BYTES = 65536;
-const pool = new Uint8Array(POOL_BYTES);
+const pool = /* @__PURE__ */ new Uint8Array(POOL_BYTES);
 let poolPos = POOL_BYTES;
 
 /**
@@ -33,11 +38,13 @@ export function generateBoundary(): string {
 }
 
 /** Length of every generated boundary. */
-export const GENERATED_LENGTH = PREFIX.length + 32;
+export const GENERATED_LENGTH = 45; // PREFIX.length + 32, a literal: the build inlines it
 
 /** "--" and the fixed prefix of every generated boundary, as bytes: see generateBoundaryInto. */
-export const DASH_PREFIX_BYTES: Uint8Array = Uint8Array.from(`--${PREFIX}`, (c) => c.charCodeAt(0));
-const HEX_BYTES = Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0));
+export const DASH_PREFIX_BYTES: Uint8Array = /* @__PURE__ */ intrinsic(() =>
+  Uint8Array.from(`--${PREFIX}`, (c) => c.charCodeAt(0)),
+);
+const HEX_BYTES = /* @__PURE__ */ intrinsic(() => Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0)));
 
 /**
  * generateBoundary, also writing the 32 random hex digits to `target` at `at` (when given): the
