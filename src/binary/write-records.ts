@@ -8,7 +8,7 @@
  */
 
 import { intrinsic } from "../core/intrinsics.ts";
-import { findType, type TypeRegistry } from "../core/registry.ts";
+import type { TypeRegistry } from "../core/registry.ts";
 import { classifyUnproxied, Kind } from "../core/types.ts";
 import { enter, leave, writeArray, writeValue } from "./encode.ts";
 import type { EncodeSession } from "./session.ts";
@@ -167,7 +167,7 @@ export function writeObject(value: object): void {
     return;
   }
   if (registry !== null) {
-    const type = findType(registry, value);
+    const type = registry.find(value);
     if (type !== undefined) {
       writeCustom(value, type);
       return;

@@ -49,21 +49,12 @@ export function defineType<T, D>(type: CustomType<T, D>): CustomType<T, D> {
 
 const NAME = /^[\w$.:@/-]{1,128}$/;
 
-/**
- * The writers' side of a registry, read by `findType`: TypeScript-private fields (not `#private`), so
- * that a function outside the class reads them with a plain property load, as fast as the method did.
- */
-interface Lookup {
-  readonly byPrototype: Map<object, AnyCustomType>;
-  readonly tests: AnyCustomType[];
-}
-
-/** An immutable set of custom types, looked up by value (on write, `findType`) and by name (on read). */
+/** An immutable set of custom types, looked up by value (on write) and by name (on read). */
 export class TypeRegistry {
   readonly types: readonly AnyCustomType[];
   readonly #byName = new Map<string, AnyCustomType>();
-  private readonly byPrototype = new Map<object, AnyCustomType>();
-  private readonly tests: AnyCustomType[] = [];
+  readonly #byPrototype = new Map<object, AnyCustomType>();
+  readonly #tests: AnyCustomType[] = [];
 
   constructor(types: readonly AnyCustomType[] = []) {
     this.types = types;
@@ -77,8 +68,8 @@ export class TypeRegistry {
         throw new ArgumentError(`Custom type "${type.name}" needs encode and decode functions.`);
       }
       this.#byName.set(type.name, type);
-      if (typeof type.test === "function") this.tests.push(type);
-      else if (typeof type.class === "function") this.byPrototype.set(type.class.prototype as object, type);
+      if (typeof type.test === "function") this.#tests.push(type);
+      else if (typeof type.class === "function") this.#byPrototype.set(type.class.prototype as object, type);
       else throw new ArgumentError(`Custom type "${type.name}" needs a test function or a class.`);
     }
   }
@@ -87,29 +78,27 @@ export class TypeRegistry {
     return this.#byName.size;
   }
 
+  /**
+   * The custom type for an object, if any. Classes match by prototype chain (so subclasses match their
+   * registered parent unless registered themselves), then `test` functions in registration order.
+   */
+  find(value: object): AnyCustomType | undefined {
+    if (this.#byPrototype.size !== 0) {
+      let proto = Object.getPrototypeOf(value) as object | null;
+      while (proto !== null && proto !== Object.prototype) {
+        const type = this.#byPrototype.get(proto);
+        if (type !== undefined) return type;
+        proto = Object.getPrototypeOf(proto) as object | null;
+      }
+    }
+    const tests = this.#tests;
+    for (let i = 0; i < tests.length; i++) if (tests[i]!.test!(value)) return tests[i];
+    return undefined;
+  }
+
   byName(name: string): AnyCustomType | undefined {
     return this.#byName.get(name);
   }
-}
-
-/**
- * The custom type for an object in `registry`, if any (the writers' lookup). Classes match by prototype
- * chain (so subclasses match their registered parent unless registered themselves), then `test`
- * functions in registration order. A function, not a method, so that the readers' bundles (which never
- * call it, and share the class) leave it out: a bundler cannot drop a method of a class it keeps.
- */
-export function findType(registry: TypeRegistry, value: object): AnyCustomType | undefined {
-  const { byPrototype, tests } = registry as unknown as Lookup;
-  if (byPrototype.size !== 0) {
-    let proto = Object.getPrototypeOf(value) as object | null;
-    while (proto !== null && proto !== Object.prototype) {
-      const type = byPrototype.get(proto);
-      if (type !== undefined) return type;
-      proto = Object.getPrototypeOf(proto) as object | null;
-    }
-  }
-  for (let i = 0; i < tests.length; i++) if (tests[i]!.test!(value)) return tests[i];
-  return undefined;
 }
 
 /** The empty registry, shared by the plain function entry points. */

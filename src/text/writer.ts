@@ -8,13 +8,7 @@ import { describeValue, LimitError } from "../core/errors.ts";
 import { proxyDetector } from "../core/host.ts";
 import { intrinsic } from "../core/intrinsics.ts";
 import { mapEntrySegment, type PathSegment, setMemberSegment } from "../core/path.ts";
-import {
-  type AnyCustomType,
-  EMPTY_REGISTRY,
-  encodeCustom,
-  findType,
-  type TypeRegistry,
-} from "../core/registry.ts";
+import { type AnyCustomType, EMPTY_REGISTRY, encodeCustom, type TypeRegistry } from "../core/registry.ts";
 import {
   bufferByteLength,
   classify,
@@ -464,7 +458,7 @@ export class Writer implements JsonWriter, OneByteState {
    * reader decides by the node written (a container form is filled later, anything else read at once).
    */
   deferKind(value: object): Defer {
-    if (this.registry !== null && findType(this.registry, value) !== undefined) return Defer.Now;
+    if (this.registry !== null && this.registry.find(value) !== undefined) return Defer.Now;
     // A proxy is refused when written: no trap may run before that.
     if (this.isProxy !== null && this.isProxy(value)) return Defer.Now;
     const proto = getProto(value);
@@ -491,7 +485,7 @@ export class Writer implements JsonWriter, OneByteState {
   node(value: object, depth: number): Json {
     if (depth > this.room) this.tooDeep();
     if (this.registry !== null) {
-      const type = findType(this.registry, value);
+      const type = this.registry.find(value);
       if (type !== undefined) return this.custom(type, value, depth);
     }
     // Proxies are refused (as structured clone does) before a prototype lookup could run a trap.
