@@ -40,6 +40,7 @@ import {
   compileFor,
   FEW_SHAPES,
   firstGuess,
+  recordLiteral,
   type Shape,
   sameKeys,
   setFirstGuess,
@@ -371,11 +372,18 @@ function copyUncompiled(shape: Shape, source: object, state: CloneState, checked
     if (inCall >= COMPILE_IN_CALL || (uses >= COMPILE_AFTER && state.shapesMet <= FEW_SHAPES)) {
       const compiled = compileFor(shape, cloneObject);
       if (compiled !== null) return compiled(source, state, checked);
-    } else if (uses < COMPILE_AFTER) shape.uses = uses + 1;
+    } else if (uses < COMPILE_AFTER) {
+      shape.uses = uses + 1;
+      // The shape's keys are the object's own keys (the shape was found by comparing them), so they
+      // are not listed again.
+      return clonePlain(source, shape.keys, state, checked);
+    }
   } else if (uses === WAITING) starve();
-  // The shape's keys are the object's own keys (the shape was found by comparing them), so they are not
-  // listed again.
-  return clonePlain(source, shape.keys, state, checked);
+  // A shape met again (past COMPILE_AFTER uses) but without a copier: data of many shapes, or the
+  // copiers' budget spent. Its record literal, made once, saves the generic loop the property-adding
+  // stores (see recordLiteral in ./shapes.ts); a shape met once or twice in all never makes one.
+  const literal = recordLiteral(shape);
+  return clonePlain(source, shape.keys, state, checked, literal === null ? null : literal());
 }
 
 /**
@@ -400,14 +408,21 @@ function clonePlainChecked(
  * An ordinary object: own enumerable string keys in order, each re-checked with HasOwnProperty before
  * its [[Get]] where a deleted key could be found on the prototype chain (see cloneRecord); a deleted key
  * found nowhere reads as undefined, and is checked then.
+ *
+ * `made`: null, or a record made by the shape's literal (see recordLiteral in ./shapes.ts) with every
+ * key of `keys` already an own data property: each value is then written into its own property, a store
+ * no setter can intercept (own data properties are found before the prototype chain), so only the read
+ * side asks Object.prototype; a key that a getter deleted from the source is deleted from it, which
+ * keeps the others in order.
  */
 export function clonePlain(
   value: object,
   keys: readonly string[],
   state: CloneState,
   checked: boolean,
+  made: object | null = null,
 ): object {
-  const out: Record<string, unknown> = {};
+  const out = (made ?? {}) as Record<string, unknown>;
   state.remember(value, out);
   const source = value as Record<string, unknown>;
   let i = 0;
@@ -417,16 +432,20 @@ export function clonePlain(
       const key = keys[i]!;
       // The first key is still owned: nothing has run since the keys were listed.
       if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
+        if (made !== null) delete out[key];
         continue;
       }
       const item = source[key];
-      if (item === undefined && !hasOwn.call(source, key)) continue;
+      if (item === undefined && !hasOwn.call(source, key)) {
+        if (made !== null) delete out[key];
+        continue;
+      }
       const copy =
         typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
       // The clone gets own data properties (CreateDataProperty): assigning a key that Object.prototype
       // has would run an inherited setter, or for "__proto__" set the prototype. (Asked again: the read
       // or the child's clone may have run a getter that changed Object.prototype.)
-      if (key in ObjectProto) defineData(out, key, copy);
+      if (made === null && key in ObjectProto) defineData(out, key, copy);
       else out[key] = copy;
     }
   } catch (error) {

@@ -192,7 +192,16 @@ export function shapeFor(keys: string[]): Shape | null {
   }
   cachedChars += chars;
   shapeCount++;
-  const shape: Shape = { keys, uses: 0, call: 0, callUses: 0, copy: null, next: head, after: null };
+  const shape: Shape = {
+    keys,
+    uses: 0,
+    call: 0,
+    callUses: 0,
+    copy: null,
+    literal: undefined,
+    next: head,
+    after: null,
+  };
   mapSet.call(byFirstKey, first, shape);
   return shape;
 }
@@ -210,6 +219,32 @@ type CopierFactory = (
 function literalBody(keys: readonly string[]): string {
   let literal = "";
   for (let i = 0; i < keys.length; i++) literal += `${i === 0 ? "" : ","}${quote(keys[i]!)}:undefined`;
+  return literal;
+}
+
+/**
+ * The record literal of a shape for the generic loop (see fillRecord in ./clone.ts): a function that
+ * returns `{ "a": undefined, "b": undefined }` for keys a, b, made once per shape; or null where code
+ * generation is off or refused.
+ *
+ * Why: a shape met too rarely in a call to earn a compiled copier (records of many shapes: 256 record
+ * types rotating, real data) was copied into an empty `{}` by keyed stores, each a megamorphic store
+ * that adds a property (a hidden-class transition, and a property array grown past the in-object
+ * slots), and each asking Object.prototype first (`key in P`, a generic lookup: a key Object.prototype
+ * has must be defined, not assigned). A record made by the literal has its final hidden class and every
+ * key as an own data property from the start: a store to it is a write to an existing field, which no
+ * setter anywhere can intercept (an own data property is found before the prototype chain), so the
+ * Object.prototype check on the store side goes. The function is a single object literal: V8 copies its
+ * boilerplate even before it is optimized, and its code is small whatever the number of shapes (unlike
+ * the copiers, whose machine code per shape is bounded by MAX_COMPILED_KEYS).
+ */
+export function recordLiteral(shape: Shape): (() => object) | null {
+  let literal = shape.literal;
+  if (literal === undefined) {
+    const factory = compile<() => () => object>([], `return function(){return{${literalBody(shape.keys)}};}`);
+    literal = factory === null ? null : factory();
+    shape.literal = literal;
+  }
   return literal;
 }
 

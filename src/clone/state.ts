@@ -29,6 +29,12 @@ export interface Shape {
   callUses: number;
   /** null until compiled, and for good when compilation was refused or the compile budget is spent. */
   copy: Copier | null;
+  /**
+   * For the generic loop, while the shape has no copier: a function returning a new record with the
+   * shape's keys, in order, all undefined (see recordLiteral in ./shapes.ts); undefined until made, null
+   * when code generation is off or refused.
+   */
+  literal: (() => object) | null | undefined;
   /** The next shape with the same first key (see shapeFor in ./shapes.ts). */
   readonly next: Shape | null;
   /** The shape of the record cloned after one of this shape, the last time (see cloneRecord). */

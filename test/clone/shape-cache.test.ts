@@ -8,10 +8,13 @@ import { clone } from "../../src/index.ts";
 import { runLimited } from "../limits/harness.ts";
 
 // structura captures Function when it loads, so the counting wrapper is installed before that (--import)
-// and counts only while `on`.
+// and counts only while `on`: copiers in `n`, record literals (recordLiteral in src/clone/shapes.ts, a
+// body without a copier) in `literals`.
 const COUNT_COMPILES = `data:text/javascript,${encodeURIComponent(
-  "const c = { n: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
-    "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) c.n++; return Reflect.construct(t, a); } });",
+  "const c = { n: 0, literals: 0, on: false }; globalThis.__compiles = c; const F = globalThis.Function; " +
+    "globalThis.Function = new Proxy(F, { construct(t, a) { if (c.on) { " +
+    "if (String(a[a.length - 1]).includes('function copy(')) c.n++; else c.literals++; } " +
+    "return Reflect.construct(t, a); } });",
 )}`;
 
 describe("clone shape cache", () => {
@@ -187,11 +190,14 @@ describe("clone shape cache", () => {
     const run = await runLimited(
       `
       const counter = globalThis.__compiles;
+      let literals = 0;
       const compiles = (value, times) => {
         counter.n = 0;
+        counter.literals = 0;
         counter.on = true;
         for (let i = 0; i < times; i++) S.clone(value);
         counter.on = false;
+        literals = counter.literals;
         return counter.n;
       };
       // 64 record types, 4 records each a call, rotating, and one dense type among them (64 records).
@@ -203,18 +209,24 @@ describe("clone shape cache", () => {
       }
       // The first FEW_SHAPES (8) types met in a call may be compiled on their third use; not the rest.
       const many = compiles(sparse, 20);
+      // The others get a record literal each, once (4 records each a call: from the first call's third).
+      const manyLiterals = literals;
       // A value of two shapes, one record each a call: compiled on the third call.
       const small = { outer: 1, inner: { x: 1, y: 2 } };
       const few = [compiles(small, 2), compiles(small, 1)];
-      report({ many, few });
+      report({ many, manyLiterals, few });
       `,
       { heapMiB: 256, timeoutMs: 60_000, nodeFlags: [`--import=${COUNT_COMPILES}`] },
     );
     expect(run.outcome, run.stderr).toBe("ok");
-    const r = run.result as { many: number; few: number[] };
+    const r = run.result as { many: number; manyLiterals: number; few: number[] };
     // The dense type, and at most the 8 types met first in the call (the dense one among them).
     expect(r.many).toBeGreaterThanOrEqual(1);
     expect(r.many).toBeLessThanOrEqual(8);
+    // A record literal for each of the 65 types that got no copier (a type may have made one before
+    // its copier), made once in 20 calls: at most one a type.
+    expect(r.manyLiterals).toBeGreaterThanOrEqual(65 - r.many);
+    expect(r.manyLiterals).toBeLessThanOrEqual(65);
     expect(r.few).toEqual([0, 2]);
   });
 
