@@ -228,10 +228,12 @@ export function createEncoder(options?: EncodeStreamOptions | null): FrameEncode
 }
 
 export function createDecoder(options?: DecodeStreamOptions | null): FrameDecoder {
-  return makeDecoder(setup(options, STREAM_KEYS, "createDecoder"));
+  const decoder = makeDecoder(setup(options, STREAM_KEYS, "createDecoder"));
+  // Functions of their own, as before the decoder was a class: `push` and `end` work unbound too.
+  return { push: (chunk) => decoder.push(chunk), end: () => decoder.end() };
 }
 
-function makeDecoder(s: Setup): FrameDecoder {
+function makeDecoder(s: Setup): Decoder {
   if (!anchored(Decoder)) anchorDecoder();
   const { config } = s;
   // Every binary decoder keeps a shape table: a writer may share shapes whatever the reader's options.
@@ -538,7 +540,7 @@ const NO_VALUES: unknown[] = [];
  * `return`/`throw` close the source too.
  */
 class FrameValues {
-  private decoder: FrameDecoder | null = null;
+  private decoder: Decoder | null = null;
   private chunks: AsyncGenerator<Uint8Array> | null = null;
   /** The decoded values of the latest chunk, handed out from `at`. */
   private values: unknown[] = NO_VALUES;

@@ -988,3 +988,12 @@ describe("stream: nothing of one message is seen by the next", () => {
     }
   });
 });
+
+describe("stream: createDecoder's functions", () => {
+  it("push and end work unbound, as plain functions", () => {
+    const { push, end } = createDecoder();
+    const encoder = createEncoder();
+    expect(push(concat([encoder.encode(1), encoder.encode({ a: [2] })]))).toEqual([1, { a: [2] }]);
+    expect(end()).toEqual([]);
+  });
+});
