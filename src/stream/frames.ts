@@ -49,16 +49,18 @@ export function view(bytes: Uint8Array, start: number, end: number): Uint8Array 
 }
 
 /**
- * One frame: its payload is `bytes[start, end)` (valid only during the sink call; binary payloads are
- * read in place, without a view made per frame), `offset` the payload's stream offset.
+ * Where a reader's frames go. An object with a method rather than a closure: a closure made per stream
+ * is a new call target for every stream, and the optimized frame loop that inlined the last stream's
+ * one was thrown away when it died ("weak objects" deopts), so every new stream started that loop
+ * unoptimized. The sinks are a class or two, whose hidden classes are anchored (core/anchor.ts).
  */
-export type FrameSink = (
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  index: number,
-  offset: number,
-) => void;
+export interface FrameSink {
+  /**
+   * One frame: its payload is `bytes[start, end)` (valid only during the call; binary payloads are
+   * read in place, without a view made per frame), `offset` the payload's stream offset.
+   */
+  frame(bytes: Uint8Array, start: number, end: number, index: number, offset: number): void;
+}
 
 /**
  * Incremental frame splitter shared by both formats. `binary`: length-prefixed frames; otherwise LF
@@ -210,7 +212,7 @@ export class FrameReader {
       const index = this.index++;
       const offset = this.offset + (p - at);
       this.offset += frameEnd - at;
-      sink(bytes, p, frameEnd, index, offset);
+      sink.frame(bytes, p, frameEnd, index, offset);
       at = frameEnd;
     }
   }
@@ -232,7 +234,7 @@ export class FrameReader {
     // The payload's own stream offset: a binary frame's message starts after its length prefix.
     const offset = this.binary ? this.offset + consumed - (end - start) : this.offset;
     this.offset += consumed;
-    this.sink(bytes, start, end, index, offset);
+    this.sink.frame(bytes, start, end, index, offset);
   }
 
   /** Starts a pending frame with `tail`, copied: the caller's chunk may be reused after push returns. */

@@ -4,6 +4,7 @@
 
 import { DEFAULT_MAX_SHAPE_TABLE, DecodeSession, EncodeSession } from "../binary/messages.ts";
 import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
+import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { ArgumentError } from "../core/errors.ts";
 import {
   checkOptions,
@@ -22,7 +23,14 @@ import {
   SKIP,
   textFrame,
 } from "./codec.ts";
-import { DEFAULT_MAX_FRAME_SIZE, FrameReader, prefixSize, view, writePrefix } from "./frames.ts";
+import {
+  DEFAULT_MAX_FRAME_SIZE,
+  FrameReader,
+  type FrameSink,
+  prefixSize,
+  view,
+  writePrefix,
+} from "./frames.ts";
 
 export interface StreamOptions extends TypeOptions {
   /**
@@ -101,21 +109,28 @@ interface Setup {
 }
 
 function setup(options: EncodeStreamOptions | null | undefined, keys: readonly string[], api: string): Setup {
-  if (options === undefined || options === null) {
-    return {
-      binary: true,
-      plainJson: true,
-      sharedShapes: true,
-      maxShapeTable: DEFAULT_MAX_SHAPE_TABLE,
-      config: {
-        codec: {},
-        writeCodec: {},
-        encode: { registry: registryOf(undefined), maxDepth: DEFAULT_MAX_DEPTH, wholeErrors: true },
-        decode: { registry: registryOf(undefined), maxDepth: DEFAULT_MAX_DEPTH, copy: true },
-        maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
-      },
-    };
-  }
+  if (options === undefined || options === null) return defaults();
+  return configured(options, keys, api);
+}
+
+/** The setup of a stream without options. */
+function defaults(): Setup {
+  return {
+    binary: true,
+    plainJson: true,
+    sharedShapes: true,
+    maxShapeTable: DEFAULT_MAX_SHAPE_TABLE,
+    config: {
+      codec: {},
+      writeCodec: {},
+      encode: { registry: registryOf(undefined), maxDepth: DEFAULT_MAX_DEPTH, wholeErrors: true },
+      decode: { registry: registryOf(undefined), maxDepth: DEFAULT_MAX_DEPTH, copy: true },
+      maxFrameSize: DEFAULT_MAX_FRAME_SIZE,
+    },
+  };
+}
+
+function configured(options: EncodeStreamOptions, keys: readonly string[], api: string): Setup {
   checkOptions(options, keys, `${api}()`);
   const { format, maxFrameSize, maxShapeTable, plainJson, sharedShapes } = options;
   if (format !== undefined && format !== "binary" && format !== "text") {
@@ -152,7 +167,7 @@ function setup(options: EncodeStreamOptions | null | undefined, keys: readonly s
 
 /** A stream's writer, for connect(): frames written straight into its batches. */
 export function frameWriter(options: EncodeStreamOptions | null | undefined, api: string): Writer {
-  return new Writer(setup(options, ENCODE_KEYS, api));
+  return newWriter(setup(options, ENCODE_KEYS, api));
 }
 
 /** One stream's writer: its setup and, for binary frames with shared shapes, its shape-table session. */
@@ -208,48 +223,109 @@ export interface FrameDecoder {
 }
 
 export function createEncoder(options?: EncodeStreamOptions | null): FrameEncoder {
-  const writer = new Writer(setup(options, ENCODE_KEYS, "createEncoder"));
+  const writer = newWriter(setup(options, ENCODE_KEYS, "createEncoder"));
   return { encode: (value) => writer.frame(value) };
 }
 
 export function createDecoder(options?: DecodeStreamOptions | null): FrameDecoder {
-  return makeDecoder(setup(options, STREAM_KEYS, "createDecoder"));
+  const decoder = makeDecoder(setup(options, STREAM_KEYS, "createDecoder"));
+  // Functions of their own, as before the decoder was a class: `push` and `end` work unbound too.
+  return { push: (chunk) => decoder.push(chunk), end: () => decoder.end() };
 }
 
-function makeDecoder(s: Setup): FrameDecoder {
-  let out: unknown[] = [];
+function makeDecoder(s: Setup): Decoder {
+  if (!anchored(Decoder)) anchorDecoder();
   const { config } = s;
   // Every binary decoder keeps a shape table: a writer may share shapes whatever the reader's options.
-  const session = new DecodeSession(s.maxShapeTable);
-  const reader = new FrameReader(
-    s.binary,
-    config.maxFrameSize,
-    s.binary
-      ? (bytes, start, end, index, offset) => {
-          out.push(readBinary(bytes, start, end, config, session, index, offset));
-        }
-      : (bytes, start, end, index, offset) => {
-          const value = readText(view(bytes, start, end), config, index, offset);
-          if (value !== SKIP) out.push(value);
-        },
-  );
-  let failed: unknown;
-  const run = (chunk: Uint8Array | null): unknown[] => {
-    if (failed !== undefined) throw failed;
+  const sink = s.binary
+    ? new BinaryValues(config, new DecodeSession(s.maxShapeTable))
+    : new TextValues(config);
+  return new Decoder(new FrameReader(s.binary, config.maxFrameSize, sink), sink);
+}
+
+/** A binary stream's frames, decoded into `out` (see FrameSink: a class, not a closure per stream). */
+class BinaryValues implements FrameSink {
+  out: unknown[] = [];
+  constructor(
+    private readonly config: CodecConfig,
+    private readonly session: DecodeSession,
+  ) {}
+
+  frame(bytes: Uint8Array, start: number, end: number, index: number, offset: number): void {
+    this.out.push(readBinary(bytes, start, end, this.config, this.session, index, offset));
+  }
+}
+
+/** A text stream's lines, parsed into `out` (blank lines skipped). */
+class TextValues implements FrameSink {
+  out: unknown[] = [];
+  constructor(private readonly config: CodecConfig) {}
+
+  frame(bytes: Uint8Array, start: number, end: number, index: number, offset: number): void {
+    const value = readText(view(bytes, start, end), this.config, index, offset);
+    if (value !== SKIP) this.out.push(value);
+  }
+}
+
+/** createDecoder's decoder (also behind decodeStream and decodeFrames). */
+class Decoder implements FrameDecoder {
+  private failed: unknown = undefined;
+  constructor(
+    private readonly reader: FrameReader,
+    private readonly sink: BinaryValues | TextValues,
+  ) {}
+
+  push(chunk: Uint8Array): unknown[] {
+    return this.run(chunk);
+  }
+
+  end(): unknown[] {
+    return this.run(null);
+  }
+
+  private run(chunk: Uint8Array | null): unknown[] {
+    if (this.failed !== undefined) throw this.failed;
+    const sink = this.sink;
     try {
-      if (chunk === null) reader.end();
-      else reader.push(bytesOf(chunk));
+      if (chunk === null) this.reader.end();
+      else this.reader.push(bytesOf(chunk));
     } catch (error) {
       // A decoder that has failed stays failed: the frame boundary after a bad frame is unknown.
-      failed = error;
-      out = [];
+      this.failed = error;
+      sink.out = [];
       throw error;
     }
-    const values = out;
-    out = [];
+    const values = sink.out;
+    sink.out = [];
     return values;
-  };
-  return { push: (chunk) => run(chunk), end: () => run(null) };
+  }
+}
+
+/**
+ * Hidden-class anchors for a stream's objects (core/anchor.ts). Each stream makes its own writer,
+ * batch and session, or frame reader, sink and decoder; once the last stream's had died, a full GC took
+ * their hidden classes and every optimized function that had embedded them (the per-message encoder
+ * and decoder entries, the frame loop), so each new stream started those unoptimized and paid to tier
+ * up again. Each side anchors only its own classes (a decoder-only bundle has no writer), with a
+ * setup of defaults (an anchor keeps no user option, such as a registry, alive).
+ */
+function newWriter(s: Setup): Writer {
+  if (!anchored(Writer)) {
+    anchorHiddenClass(new Writer(defaults()));
+    anchorHiddenClass(new Batch());
+  }
+  return new Writer(s);
+}
+
+function anchorDecoder(): void {
+  const { config, maxShapeTable } = defaults();
+  const binary = new BinaryValues(config, new DecodeSession(maxShapeTable));
+  anchorHiddenClass(new DecodeSession(maxShapeTable));
+  anchorHiddenClass(binary);
+  anchorHiddenClass(new TextValues(config));
+  const reader = new FrameReader(true, config.maxFrameSize, binary);
+  anchorHiddenClass(reader);
+  anchorHiddenClass(new Decoder(reader, binary));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -277,7 +353,7 @@ export function encodeStream(options?: EncodeBatchOptions | null): TransformStre
   }
   // A batch never outgrows the reader's allowance, so memory stays within twice `highWaterMark`.
   const chunkBytes = Math.max(1, Math.min(CHUNK_BYTES, highWaterMark));
-  const writer = new Writer(s);
+  const writer = newWriter(s);
   const batch = new Batch(chunkBytes);
   let scheduled = false;
   let done = false;
@@ -451,6 +527,7 @@ export function decodeFrames<T = unknown>(
   source: ByteSource,
   options?: DecodeStreamOptions | null,
 ): AsyncGenerator<T, void, undefined> {
+  if (!anchored(FrameValues)) anchorHiddenClass(new FrameValues([], null));
   return new FrameValues(source, options) as unknown as AsyncGenerator<T, void, undefined>;
 }
 
@@ -463,7 +540,7 @@ const NO_VALUES: unknown[] = [];
  * `return`/`throw` close the source too.
  */
 class FrameValues {
-  private decoder: FrameDecoder | null = null;
+  private decoder: Decoder | null = null;
   private chunks: AsyncGenerator<Uint8Array> | null = null;
   /** The decoded values of the latest chunk, handed out from `at`. */
   private values: unknown[] = NO_VALUES;
@@ -586,7 +663,7 @@ export async function* encodeFrames(
   values: Iterable<unknown> | AsyncIterable<unknown>,
   options?: EncodeStreamOptions | null,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const writer = new Writer(setup(options, ENCODE_KEYS, "encodeFrames"));
+  const writer = newWriter(setup(options, ENCODE_KEYS, "encodeFrames"));
   const batch = new Batch();
   if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
     for (const value of values as Iterable<unknown>) {

@@ -927,3 +927,73 @@ describe("stream: decodeFrames' iterator (values handed out without a generator)
     expect(out).toEqual([record(0)]);
   });
 });
+
+describe("stream: nothing of one message is seen by the next", () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, name: `item-${i}` }));
+
+  it("an object in two messages is written whole in each, never as a reference to the other", () => {
+    // Small and large messages: the encoder's identity table is a list, then Sets (from 24 objects).
+    for (const n of [3, 30, 300]) {
+      const shared = many(n);
+      const encoder = createEncoder();
+      const first = encoder.encode(shared);
+      const second = encoder.encode([shared, shared[0]]);
+      // The second frame's shapes are the first's (by id): alone after it, it decodes the same.
+      const values = createDecoder().push(concat([first, second])) as unknown[];
+      expect(values[0]).toEqual(shared);
+      const [again, head] = values[1] as [unknown[], unknown];
+      expect(again).toEqual(shared);
+      expect(again).not.toBe(values[0]);
+      // Inside one message a repeat is still a reference.
+      expect(head).toBe(again[0]);
+      // The bytes do not depend on which objects earlier messages held: the same as after an equal copy.
+      const other = createEncoder();
+      other.encode(structuredClone(shared));
+      expect(other.encode([shared, shared[0]])).toEqual(second);
+    }
+  });
+
+  it("a getter that throws mid-message leaves the next message clean", () => {
+    for (const n of [3, 30, 300]) {
+      const objects = many(n);
+      const bad = {
+        get boom(): never {
+          throw new Error("boom");
+        },
+      };
+      const encoder = createEncoder();
+      // The objects before the getter were numbered by the failed message.
+      expect(() => encoder.encode([...objects, bad])).toThrow("boom");
+      const frames = [encoder.encode(objects), encoder.encode([objects[n - 1], objects[0]])];
+      const values = createDecoder().push(concat(frames)) as unknown[][];
+      expect(values[0]).toEqual(objects);
+      expect(values[1]).toEqual([objects[n - 1], objects[0]]);
+      expect(serialize(values[1])).toEqual(serialize([objects[n - 1], objects[0]]));
+    }
+  });
+
+  it("decoders made one after another, of both formats, each keep their own values and failure", () => {
+    for (const format of FORMATS) {
+      const frames = createEncoder({ format });
+      const good = concat([frames.encode({ a: 1 }), frames.encode([1, 2])]);
+      const failing = createDecoder({ format });
+      expect(() =>
+        failing.push(format === "binary" ? new Uint8Array([1, 0xff]) : new Uint8Array([0x7b, 10])),
+      ).toThrow(DecodeError);
+      const fresh = createDecoder({ format });
+      expect(fresh.push(good)).toEqual([{ a: 1 }, [1, 2]]);
+      expect(fresh.end()).toEqual([]);
+      // The failed one stays failed, with the same error.
+      expect(() => failing.push(good)).toThrow(DecodeError);
+    }
+  });
+});
+
+describe("stream: createDecoder's functions", () => {
+  it("push and end work unbound, as plain functions", () => {
+    const { push, end } = createDecoder();
+    const encoder = createEncoder();
+    expect(push(concat([encoder.encode(1), encoder.encode({ a: [2] })]))).toEqual([1, { a: [2] }]);
+    expect(end()).toEqual([]);
+  });
+});
