@@ -69,8 +69,6 @@ export class ChannelEnd<T = unknown> {
   readonly #streamPoll: Poll;
   /** `receiveSync`'s poll before each Atomics.wait: only with an explicit `spinMicros`. */
   readonly #syncPoll: Poll;
-  /** The reply poll blocks in Atomics.wait (one CPU, see poll.ts, waitFor). */
-  readonly #yielding: boolean;
   #sentSinceSleep = false;
   /** Messages sent since the reply poll was queued (see #pollThenPark). */
   #sentInTurn = 0;
@@ -102,15 +100,16 @@ export class ChannelEnd<T = unknown> {
     // There the reply poll blocks in Atomics.wait instead (YIELD_WAIT_MICROS): the peer gets the CPU,
     // and its reply comes through the ring with a futex wake rather than a port message.
     const yielding = spin === undefined && reply === 0 && blockingWaitPays;
-    this.#yielding = yielding;
     this.#burstSleeps = spin === undefined && blockingWaitPays;
     // A reply is worth a long poll only while replies come (1024 chances skipped at most); the next
     // message of a stream either follows within an encode's time or the stream has paused (64 at most,
     // so a writer descheduled for a moment does not turn it off for long).
     // The default polls stop while the machine is busy (see machineBusy); an explicit spinMicros polls.
+    // There the reply poll blocks in Atomics.wait instead, as with one CPU (Node; docs/channel.md, A busy
+    // machine): the machine is as short of CPU as one core is.
     this.#replyPoll = yielding
       ? new Poll(YIELD_WAIT_MICROS, 10, false, true)
-      : new Poll(reply, 10, spin === undefined);
+      : new Poll(reply, 10, spin === undefined, false, blockingWaitPays ? YIELD_WAIT_MICROS : 0);
     this.#streamPoll = new Poll(Math.min(reply, STREAM_POLL_MICROS), 6, spin === undefined);
     this.#syncPoll = new Poll(spin ?? 0, 10);
     const types = options?.types ?? [];
@@ -222,7 +221,7 @@ export class ChannelEnd<T = unknown> {
     // Nor after a burst (more than one message this turn): a stream, whose reader answers, if at all,
     // once it has read them all.
     if (this.#sentSinceSleep) {
-      if (!(this.#yielding && (burst || this.#sender.hasQueued))) this.#replyPoll.poll(rx.ctrl, head);
+      if (!(this.#replyPoll.blocks && (burst || this.#sender.hasQueued))) this.#replyPoll.poll(rx.ctrl, head);
     } else if (this.#deliveredSinceSleep) {
       this.#streamHits = this.#streamPoll.poll(rx.ctrl, head) ? this.#streamHits + 1 : 0;
     }
@@ -367,8 +366,7 @@ export class ChannelEnd<T = unknown> {
   #drain(): void {
     if (this.#draining || this.#closeEmitted) return;
     this.#draining = true;
-    // When this pass began, what this end had sent then (see #burstSleep), how often it slept.
-    const woke = this.#burstSleeps ? performance.now() : 0;
+    // What this end had sent when this pass began (see #burstSleep), and how often it slept.
     const sent = this.#sender.sent;
     let sleeps = 0;
     try {
@@ -402,7 +400,8 @@ export class ChannelEnd<T = unknown> {
           sleeps < BURST_SLEEPS &&
           (sleeps !== 0 ||
             (this.#streamHits >= 2 && this.#sender.sent === sent) ||
-            (woke - this.#parkedAt <= BURST_WAKE_MS && this.#sender.sent === this.#sentAtPark))
+            // (The clock last: a reader that sent since, a reply's, does not read it.)
+            (this.#sender.sent === this.#sentAtPark && performance.now() - this.#parkedAt <= BURST_WAKE_MS))
         ) {
           if (this.#burstSleep(rx, head)) {
             sleeps++;
@@ -427,9 +426,11 @@ export class ChannelEnd<T = unknown> {
           Atomics.store(rx.ctrl, READER_SLEEP, AWAKE);
           continue;
         }
+        // (Only a reader that sent nothing in this pass can be reading a burst when it wakes: one that
+        // answered does not read the clock, a builtin call of about 0.2 µs.)
         if (this.#burstSleeps) {
-          this.#parkedAt = performance.now();
           this.#sentAtPark = this.#sender.sent;
+          this.#parkedAt = this.#sentAtPark === sent ? performance.now() : Number.NEGATIVE_INFINITY;
         }
         // The peer blocks for a reply (its one-CPU reply poll): if this thread goes idle without
         // sending one, let it go. Not now: code answering this delivery from promise continuations
