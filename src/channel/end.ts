@@ -394,7 +394,10 @@ export class ChannelEnd<T = unknown> {
         // Reading a burst (see #burstSleep): woken right after parking, or the stream poll answered
         // twice in a row, with nothing sent meanwhile. Then a sleep, not a poll: no doorbell for the
         // writer, no spinning that takes CPU from it, and the reader decodes what came in a batch.
+        // A reply poll due (this end sent since its last delivery) comes first, as it did before.
+        const replyDue = this.#sentSinceSleep && this.#replyPoll.enabled;
         if (
+          !replyDue &&
           this.#burstSleeps &&
           this.#deliveredSinceSleep &&
           sleeps < BURST_SLEEPS &&
@@ -408,10 +411,7 @@ export class ChannelEnd<T = unknown> {
             continue;
           }
           // Nothing came for a whole sleep: the burst is over, park.
-        } else if (
-          (this.#sentSinceSleep && this.#replyPoll.enabled) ||
-          (this.#deliveredSinceSleep && this.#streamPoll.enabled)
-        ) {
+        } else if (replyDue || (this.#deliveredSinceSleep && this.#streamPoll.enabled)) {
           this.#pollQueued = true;
           queueMicrotask(this.#pollThenPark);
           return;
