@@ -75,15 +75,12 @@ export class ChannelEnd<T = unknown> {
   #deliveredSinceSleep = false;
   #pollQueued = false;
   /**
-   * Node, any number of CPUs: a reader woken again right after it parked (or whose stream poll is
-   * answered twice in a row), without having sent anything, is reading a burst, and sleeps (see
-   * #burstSleep) instead of parking or polling. When it last parked (ms), and how many messages this
+   * Node, any number of CPUs: a reader woken again right after it parked, without having sent
+   * anything, is reading a burst, and sleeps (see #burstSleep) instead of parking. When it last parked (ms), and how many messages this
    * end had sent then.
    */
   #burstSleeps: boolean;
   #parkedAt = Number.NEGATIVE_INFINITY;
-  /** Stream polls answered in a row since the last park: a stream, read by sleeping (see #drain). */
-  #streamHits = 0;
   #sentAtPark = 0;
 
   constructor(handle: ChannelHandle, options?: EndOptions) {
@@ -222,9 +219,7 @@ export class ChannelEnd<T = unknown> {
     // once it has read them all.
     if (this.#sentSinceSleep) {
       if (!(this.#replyPoll.blocks && (burst || this.#sender.hasQueued))) this.#replyPoll.poll(rx.ctrl, head);
-    } else if (this.#deliveredSinceSleep) {
-      this.#streamHits = this.#streamPoll.poll(rx.ctrl, head) ? this.#streamHits + 1 : 0;
-    }
+    } else if (this.#deliveredSinceSleep) this.#streamPoll.poll(rx.ctrl, head);
     this.#sentSinceSleep = false;
     this.#deliveredSinceSleep = false;
     // Reads what came, or parks.
@@ -390,33 +385,28 @@ export class ChannelEnd<T = unknown> {
         if (this.#in.peerClosed) continue;
         // A poll is queued (see #pollThenPark): it reads or parks once the microtasks before it ran.
         if (this.#pollQueued) return;
-        const head = this.#in.tail;
-        // Reading a burst (see #burstSleep): woken right after parking, or the stream poll answered
-        // twice in a row, with nothing sent meanwhile. Then a sleep, not a poll: no doorbell for the
-        // writer, no spinning that takes CPU from it, and the reader decodes what came in a batch.
-        // A reply poll due (this end sent since its last delivery) comes first, as it did before.
-        const replyDue = this.#sentSinceSleep && this.#replyPoll.enabled;
         if (
-          !replyDue &&
-          this.#burstSleeps &&
-          this.#deliveredSinceSleep &&
-          sleeps < BURST_SLEEPS &&
-          (sleeps !== 0 ||
-            (this.#streamHits >= 2 && this.#sender.sent === sent) ||
-            // (The clock last: a reader that sent since, a reply's, does not read it.)
-            (this.#sender.sent === this.#sentAtPark && performance.now() - this.#parkedAt <= BURST_WAKE_MS))
+          (this.#sentSinceSleep && this.#replyPoll.enabled) ||
+          (this.#deliveredSinceSleep && this.#streamPoll.enabled)
         ) {
-          if (this.#burstSleep(rx, head)) {
-            sleeps++;
-            continue;
-          }
-          // Nothing came for a whole sleep: the burst is over, park.
-        } else if (replyDue || (this.#deliveredSinceSleep && this.#streamPoll.enabled)) {
           this.#pollQueued = true;
           queueMicrotask(this.#pollThenPark);
           return;
         }
-        this.#streamHits = 0;
+        const head = this.#in.tail;
+        // Reading a burst (see #burstSleep): woken right after parking, with nothing sent meanwhile.
+        if (
+          this.#burstSleeps &&
+          this.#deliveredSinceSleep &&
+          sleeps < BURST_SLEEPS &&
+          (sleeps !== 0 ||
+            // (The clock last: a reader that sent since, a reply's, does not read it.)
+            (this.#sender.sent === this.#sentAtPark && performance.now() - this.#parkedAt <= BURST_WAKE_MS)) &&
+          this.#burstSleep(rx, head)
+        ) {
+          sleeps++;
+          continue;
+        }
         this.#sentSinceSleep = false;
         this.#deliveredSinceSleep = false;
         // Park: the writer that publishes next sees the flag and rings the doorbell (a port message,
@@ -452,9 +442,7 @@ export class ChannelEnd<T = unknown> {
    * Sleeps instead of parking. A reader woken within BURST_WAKE_MS of parking, with nothing sent since,
    * was woken by a writer posting in a burst: each message then costs a wake-up (the writer's port
    * message and this thread's turn of its event loop; on one CPU also the switch to this thread, which
-   * preempts the writer) for the one record or two written meanwhile; on several CPUs, a stream poll
-   * answered again and again spins between records instead (CPU the writer may need, where the machine
-   * is shared). Measured on Node 20, two cores, `[100 objects]` one-way (docs/channel.md, *Any number
+   * preempts the writer) for the one record or two written meanwhile. Measured on Node 20, two cores, `[100 objects]` one-way (docs/channel.md, *Any number
    * of CPUs*): 10-30 doorbells per 10,000 messages instead of 3,000, 4-5 µs of the reader's CPU a
    * message instead of 9. Instead it sleeps in Atomics.wait for up to
    * BURST_SLEEP_MS without flagging itself parked: the writer publishes without waking it
