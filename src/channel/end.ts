@@ -401,7 +401,8 @@ export class ChannelEnd<T = unknown> {
           sleeps < BURST_SLEEPS &&
           (sleeps !== 0 ||
             // (The clock last: a reader that sent since, a reply's, does not read it.)
-            (this.#sender.sent === this.#sentAtPark && performance.now() - this.#parkedAt <= BURST_WAKE_MS)) &&
+            (this.#sender.sent === this.#sentAtPark &&
+              performance.now() - this.#parkedAt <= BURST_WAKE_MS)) &&
           this.#burstSleep(rx, head)
         ) {
           sleeps++;
