@@ -134,6 +134,11 @@ export class Poll {
   readonly #yielding: boolean;
   /** Not while the machine is busy (see machineBusy): the default polls, not an explicit spinMicros. */
   readonly #loadAware: boolean;
+  /**
+   * While the machine is busy, a load-aware poll blocks in Atomics.wait this long (ms) instead of
+   * parking at once (0: it parks): the busy machine's counterpart of the one-CPU reply wait.
+   */
+  #busyWaitMs: number;
   #misses = 0;
   #skip = 0;
 
@@ -141,16 +146,25 @@ export class Poll {
    * `micros`: the budget of one poll (0: never poll). `yielding`: block in Atomics.wait instead of
    * spinning (the CPU goes to the peer meanwhile; see docs/channel.md, One CPU).
    */
-  constructor(micros: number, maxMisses: number, loadAware = false, yielding = false) {
+  constructor(micros: number, maxMisses: number, loadAware = false, yielding = false, busyWaitMicros = 0) {
     this.#ms = micros / 1000;
     this.#maxMisses = maxMisses;
     this.#loadAware = loadAware;
     this.#yielding = yielding;
+    this.#busyWaitMs = loadAware ? busyWaitMicros / 1000 : 0;
   }
 
-  /** Whether to poll at all now: while the machine is busy, a load-aware poll parks at once. */
+  /**
+   * Whether to poll at all now: while the machine is busy, a load-aware poll parks at once (or blocks
+   * instead of spinning, with a busy wait).
+   */
   get enabled(): boolean {
-    return this.#ms > 0 && !(this.#loadAware && machineBusy());
+    return this.#ms > 0 && (this.#busyWaitMs > 0 || !(this.#loadAware && machineBusy()));
+  }
+
+  /** Whether a poll now would block in Atomics.wait (one CPU, or a busy machine with a busy wait). */
+  get blocks(): boolean {
+    return this.#yielding || (this.#busyWaitMs > 0 && machineBusy());
   }
 
   /** Polls HEAD (unless backing off); true when a record came. */
@@ -160,15 +174,20 @@ export class Poll {
       this.#skip--;
       return false;
     }
-    if (this.#loadAware && machineBusy()) return false;
+    let waitMs = this.#yielding ? this.#ms : 0;
+    if (waitMs === 0 && this.#loadAware && machineBusy()) {
+      if (this.#busyWaitMs === 0) return false;
+      waitMs = this.#busyWaitMs;
+    }
     let got: boolean;
-    if (!this.#yielding) got = spinFor(ctrl, head, this.#ms);
+    if (waitMs === 0) got = spinFor(ctrl, head, this.#ms);
     else {
       try {
-        got = waitFor(ctrl, head, this.#ms);
+        got = waitFor(ctrl, head, waitMs);
       } catch {
         // This thread may not block (a browser's main thread): never again.
         this.#ms = 0;
+        this.#busyWaitMs = 0;
         return Atomics.load(ctrl, HEAD) !== head;
       }
     }

@@ -117,9 +117,8 @@ export const STREAM_POLL_MICROS = 20;
 export const YIELD_WAIT_MICROS = 5000;
 export const SYNC_SLICE_MS = 50;
 /**
- * One CPU: a reader woken within this long (ms) of parking, without having sent, is reading a burst
- * and sleeps up to BURST_SLEEP_MS instead of parking, at most BURST_SLEEPS times per drain (see
- * ChannelEnd's #burstSleep).
+ * Node: a reader woken within this long (ms) of parking, without having sent, is reading a burst and
+ * sleeps up to BURST_SLEEP_MS instead of parking, at most BURST_SLEEPS times per drain (see ChannelEnd's #burstSleep).
  */
 export const BURST_WAKE_MS = 0.2;
 export const BURST_SLEEP_MS = 1;

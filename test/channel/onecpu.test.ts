@@ -68,30 +68,13 @@ describe("channel ends with one CPU", () => {
     // ChannelEnd's #burstSleep); the last message of each burst must still arrive promptly once the
     // burst is over (the reader parks again and its doorbell works), not with the next burst, `gap` ms
     // later. With the default ring, then a 4 KiB one (the writer waits for room meanwhile).
-    const rounds = 3;
-    const count = 10_000;
-    const gap = 400;
-    for (const ringSize of [undefined, 1 << 12]) {
-      const { end } = await asOneCpu(() =>
-        oneCpuPeer<unknown>("bursts", { ringSize }, { rounds, count, gap }),
-      );
-      const lags: number[] = [];
-      let n = 0;
-      let last = 0;
-      for await (const value of end) {
-        const want = n;
-        if (typeof value === "string") expect(value).toBe(`m${want}`);
-        else expect((value as { n: number }).n).toBe(want);
-        const now = performance.now();
-        // The time since the message before it, for the last of each burst.
-        if ((value as { sentAt?: number }).sentAt !== undefined) lags.push(now - last);
-        last = now;
-        if (++n === rounds * count) break;
-      }
-      expect(lags.length).toBe(rounds);
-      // Held back until the next burst, it would come at least `gap` after the one before it.
-      for (const lag of lags) expect(lag).toBeLessThan(gap / 2);
-    }
+    await readBursts(true);
+  }, 30_000);
+
+  it("so does a reader with several CPUs (the default here)", async () => {
+    // Several CPUs: a burst is seen by a doorbell right after parking (a busy machine, polls off; on a
+    // quiet one the stream poll reads it), and read by sleeping the same way.
+    await readBursts(false);
   }, 30_000);
 
   it("an end that goes idle without answering releases a peer blocked for its reply", async () => {
@@ -128,3 +111,34 @@ describe("channel ends with one CPU", () => {
     }
   });
 });
+
+/** A peer posts bursts; the last message of each must arrive promptly and every one in order. */
+async function readBursts(oneCpu: boolean): Promise<void> {
+  const rounds = 3;
+  const count = 10_000;
+  const gap = 400;
+  for (const ringSize of [undefined, 1 << 12]) {
+    const start = () =>
+      startPeer<unknown>("bursts", { oneCpu, rounds, count, gap }, { ringSize }).then((p) => {
+        peers.push(p as Peer);
+        return p;
+      });
+    const { end } = await (oneCpu ? asOneCpu(start) : start());
+    const lags: number[] = [];
+    let n = 0;
+    let last = 0;
+    for await (const value of end) {
+      const want = n;
+      if (typeof value === "string") expect(value).toBe(`m${want}`);
+      else expect((value as { n: number }).n).toBe(want);
+      const now = performance.now();
+      // The time since the message before it, for the last of each burst.
+      if ((value as { sentAt?: number }).sentAt !== undefined) lags.push(now - last);
+      last = now;
+      if (++n === rounds * count) break;
+    }
+    expect(lags.length).toBe(rounds);
+    // Held back until the next burst, it would come at least `gap` after the one before it.
+    for (const lag of lags) expect(lag).toBeLessThan(gap / 2);
+  }
+}

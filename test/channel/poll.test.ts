@@ -60,4 +60,20 @@ describe("channel polling on a busy machine", () => {
     expect(new Poll(50, 10, true).enabled).toBe(!busy);
     expect(new Poll(50, 10, false).enabled).toBe(true);
   });
+
+  it("with a busy wait, a default reply poll blocks in Atomics.wait instead of parking then", async () => {
+    const os = await import("node:os");
+    const busy = os.loadavg()[0] >= availableCores() + 1;
+    expect(machineBusy()).toBe(busy);
+    const poll = new Poll(50, 10, true, false, 20_000);
+    expect(poll.enabled).toBe(true);
+    expect(poll.blocks).toBe(busy);
+    // Unanswered: blocks for the whole wait (20 ms) while busy, spins for 50 µs otherwise.
+    const ctrl = new Int32Array(new SharedArrayBuffer(128));
+    const t0 = performance.now();
+    expect(poll.poll(ctrl, 0)).toBe(false);
+    const ms = performance.now() - t0;
+    if (busy) expect(ms).toBeGreaterThanOrEqual(15);
+    else expect(ms).toBeLessThan(15);
+  });
 });
