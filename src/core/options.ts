@@ -79,39 +79,43 @@ function describeOption(value: unknown): string {
 function unknownOption(key: string, allowed: readonly string[], api: string): ArgumentError {
   let best = "";
   let bestDistance = Infinity;
+  let bestPrefix = 0;
   for (const name of allowed) {
     const d = editDistance(key.toLowerCase(), name.toLowerCase());
     // On a tie, the name sharing the longer prefix ("copies": "copy", not "types").
-    if (d < bestDistance || (d === bestDistance && commonPrefix(key, name) > commonPrefix(key, best))) {
+    let prefix = 0;
+    while (
+      prefix < key.length &&
+      prefix < name.length &&
+      key[prefix]!.toLowerCase() === name[prefix]!.toLowerCase()
+    )
+      prefix++;
+    if (d < bestDistance || (d === bestDistance && prefix > bestPrefix)) {
       bestDistance = d;
       best = name;
+      bestPrefix = prefix;
     }
   }
-  const hint = best === "" ? "" : ` Did you mean "${best}"?`;
   return new ArgumentError(
-    `${api}: unknown option "${key.slice(0, 60)}".${hint} Valid options: ${allowed.join(", ")}.`,
+    `${api}: unknown option "${key.slice(0, 60)}".${best === "" ? "" : ` Did you mean "${best}"?`} Valid options: ${allowed.join(", ")}.`,
   );
 }
 
-function commonPrefix(a: string, b: string): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i]!.toLowerCase() === b[i]!.toLowerCase()) i++;
-  return i;
-}
-
-/** Levenshtein distance (error path only; option names are short). */
+/** Levenshtein distance (error path only; option names are short), in one row updated in place. */
 export function editDistance(a: string, b: string): number {
   if (a.length > 64 || b.length > 64) return Math.max(a.length, b.length);
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const row: number[] = [];
+  for (let j = 0; j <= b.length; j++) row[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    let diagonal = row[0]!;
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      const above = row[j]!;
+      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
     }
-    previous = current;
   }
-  return previous[b.length]!;
+  return row[b.length]!;
 }
 
 /**

@@ -203,9 +203,10 @@ export class MultipartFile {
 
 const ENDED: Promise<null> = Promise.resolve(null);
 const toResult = (chunk: Uint8Array | null): IteratorResult<Uint8Array, undefined> =>
-  chunk === null ? DONE_CHUNKS : { done: false, value: chunk };
-const DONE_CHUNKS: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-const DONE_CHUNKS_PROMISE: Promise<IteratorResult<Uint8Array, undefined>> = Promise.resolve(DONE_CHUNKS);
+  chunk === null ? DONE : { done: false, value: chunk };
+/** The one finished iterator result, for a file's chunks and for the parts alike. */
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const DONE_CHUNKS_PROMISE: Promise<IteratorResult<Uint8Array, undefined>> = Promise.resolve(DONE);
 
 /** `for await (const chunk of file)`. Leaving the loop early leaves the rest for `next()` to skip. */
 class FileChunks implements AsyncIterableIterator<Uint8Array, undefined, undefined> {
@@ -224,7 +225,7 @@ class FileChunks implements AsyncIterableIterator<Uint8Array, undefined, undefin
     return hasEnded(file) ? DONE_CHUNKS_PROMISE : this.#parser.readBodyResult(file);
   }
   return(): Promise<IteratorResult<Uint8Array, undefined>> {
-    return Promise.resolve(DONE_CHUNKS);
+    return Promise.resolve(DONE);
   }
 }
 
@@ -282,8 +283,6 @@ export class BlobCollector {
 }
 
 export type MultipartPart = MultipartField | MultipartFile;
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** Growable buffer for a field whose value spans chunks; bounded by maxFieldSize. */
 const EMPTY = new Uint8Array(0);
