@@ -21,6 +21,7 @@
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { intrinsic } from "../core/intrinsics.ts";
 import type { TypeRegistry } from "../core/registry.ts";
+import type { DecodeSession } from "./decode-session.ts";
 import { fromCharCode } from "./read-ascii.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
@@ -32,7 +33,7 @@ import {
   type Shape,
 } from "./read-shapes.ts";
 import { resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
-import { type DecodeSession, STREAM_MAGIC } from "./session.ts";
+import { STREAM_MAGIC } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
   ARRAY,
@@ -277,7 +278,7 @@ function decodeFresh(
   if (stream !== null && magic === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
     if (length < HEADER_SIZE) truncated();
-    // Its mode, through the session (session.ts: code a bundle of deserialize alone leaves out).
+    // Its mode, through the session (decode-session.ts: code a bundle of deserialize alone leaves out).
     track = stream.open(second);
     session = stream;
     shapes = stream.shapes;

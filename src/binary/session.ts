@@ -11,10 +11,6 @@
  * the next message resets the table), so a peer with the same limit reads everything it writes.
  */
 
-import { DecodeError, LimitError } from "../core/errors.ts";
-import type { Shape } from "./read-shapes.ts";
-import { NO_REFS } from "./tags.ts";
-
 /** First byte of a stream message (a plain message starts with MAGIC, 0xb5). */
 export const STREAM_MAGIC = 0xb6;
 /** Second byte: the message starts from the stream's shape table as it is. */
@@ -67,52 +63,5 @@ export class EncodeSession {
   }
 }
 
-/**
- * The reader's side of one stream: its shape table, as its stream messages built it.
- *
- * What the decoder does only for a stream message (its mode, the table's byte bound) is written as
- * methods here, which decode.ts calls through the session it was given: `deserialize` never has one, so
- * a bundle of it alone drops this class and them (issue 22), and the plain message's path is unchanged.
- */
-export class DecodeSession {
-  shapes: Shape[] = [];
-  bytes = 0;
-  constructor(readonly max: number) {}
-
-  /**
-   * A stream message begins, `second` its second header byte: applies its mode (MODE_RESET empties the
-   * table) and returns whether its objects are numbered for references (docs/stream-format.md §1.1).
-   */
-  open(second: number): boolean {
-    const mode = second & ~NO_REFS;
-    if (mode === MODE_RESET) {
-      this.shapes = [];
-      this.bytes = 0;
-    } else if (mode !== MODE_EXTEND) {
-      throw new DecodeError(
-        "ERR_VERSION",
-        `Stream message mode ${mode} is not supported (this decoder reads 1 and 2).`,
-        { offset: 1 },
-      );
-    }
-    return (second & NO_REFS) === 0;
-  }
-
-  /**
-   * The table's bytes once a definition of `keys` joins it, `used` bytes before: a definition that would
-   * take the table over its bound is a LimitError (`offset`: the definition's, in the message).
-   */
-  charge(keys: readonly string[], used: number, offset: number): number {
-    const cost = shapeCost(keys);
-    const max = this.max;
-    if (used + cost > max) {
-      throw new LimitError(
-        "maxShapeTable",
-        max,
-        `A shape definition takes the stream's shape table over maxShapeTable (${max} bytes).`,
-        { offset },
-      );
-    }
-    return used + cost;
-  }
-}
+// The reader's side (its shape table and what only a stream message does) is decode-session.ts: this
+// module imports nothing, so the build inlines its constants at their uses.
