@@ -21,7 +21,6 @@
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { intrinsic } from "../core/intrinsics.ts";
 import type { TypeRegistry } from "../core/registry.ts";
-import type { DecodeSession } from "./decode-session.ts";
 import { fromCharCode } from "./read-ascii.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
@@ -33,7 +32,7 @@ import {
   type Shape,
 } from "./read-shapes.ts";
 import { resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
-import { STREAM_MAGIC } from "./session.ts";
+import { type DecodeSession, MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
   ARRAY,
@@ -278,8 +277,18 @@ function decodeFresh(
   if (stream !== null && magic === STREAM_MAGIC) {
     // A stream message (docs/stream-format.md §1.1): version 2 values, over the stream's shape table.
     if (length < HEADER_SIZE) truncated();
-    // Its mode, through the session (decode-session.ts: code a bundle of deserialize alone leaves out).
-    track = stream.open(second);
+    const mode = second & ~NO_REFS;
+    track = (second & NO_REFS) === 0;
+    if (mode === MODE_RESET) {
+      stream.shapes = [];
+      stream.bytes = 0;
+    } else if (mode !== MODE_EXTEND) {
+      fail(
+        "ERR_VERSION",
+        `Stream message mode ${mode} is not supported (this decoder reads 1 and 2).`,
+        start + 1,
+      );
+    }
     session = stream;
     shapes = stream.shapes;
     tableBytes = stream.bytes;
@@ -724,12 +733,26 @@ function readShapeDefinition(): object {
   setSlicing(0);
   for (let i = 0; i < n; i++) keys[i] = readKey();
   setSlicing(flags);
-  // A stream message's definition joins its stream's table, within the table's byte bound.
-  if (session !== null) tableBytes = session.charge(keys, tableBytes, at - base);
+  if (session !== null) addToTable(keys, at);
   const shape = internShape(keys);
   if (shapes === NO_SHAPES) shapes = [];
   shapes.push(shape);
   return readWithShape(shape);
+}
+
+/** A stream message's definition joins its stream's table, within the table's byte bound. */
+function addToTable(keys: readonly string[], at: number): void {
+  const cost = shapeCost(keys);
+  const max = session!.max;
+  if (tableBytes + cost > max) {
+    throw new LimitError(
+      "maxShapeTable",
+      max,
+      `A shape definition takes the stream's shape table over maxShapeTable (${max} bytes).`,
+      { offset: at - base },
+    );
+  }
+  tableBytes += cost;
 }
 
 function readRecord(id: number): object {

@@ -5,13 +5,11 @@
  */
 
 import { type DecodeConfig, decode } from "./decode.ts";
-import type { DecodeSession } from "./decode-session.ts";
 import { type EncodeConfig, encodeTransient } from "./encode.ts";
-import type { EncodeSession } from "./session.ts";
+import type { DecodeSession, EncodeSession } from "./session.ts";
 import { exhaustedError, typedStackError } from "./stack.ts";
 
-export { DecodeSession } from "./decode-session.ts";
-export { DEFAULT_MAX_SHAPE_TABLE, EncodeSession } from "./session.ts";
+export { DEFAULT_MAX_SHAPE_TABLE, DecodeSession, EncodeSession } from "./session.ts";
 export type { DecodeConfig, EncodeConfig };
 
 /**
