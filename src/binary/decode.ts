@@ -21,6 +21,7 @@
 import { DecodeError, LimitError, type StructuraErrorCode } from "../core/errors.ts";
 import { intrinsic } from "../core/intrinsics.ts";
 import type { TypeRegistry } from "../core/registry.ts";
+import type { DecodeSession } from "./decode-session.ts";
 import { fromCharCode } from "./read-ascii.ts";
 import { readExtension } from "./read-payloads.ts";
 import {
@@ -32,7 +33,7 @@ import {
   type Shape,
 } from "./read-shapes.ts";
 import { resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
-import { type DecodeSession, MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
+import { MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
   ARRAY,
@@ -283,11 +284,8 @@ function decodeFresh(
       stream.shapes = [];
       stream.bytes = 0;
     } else if (mode !== MODE_EXTEND) {
-      fail(
-        "ERR_VERSION",
-        `Stream message mode ${mode} is not supported (this decoder reads 1 and 2).`,
-        start + 1,
-      );
+      // Made by the session: a bundle of deserialize alone leaves the message out (decode-session.ts).
+      throw stream.modeError(mode);
     }
     session = stream;
     shapes = stream.shapes;
@@ -745,12 +743,7 @@ function addToTable(keys: readonly string[], at: number): void {
   const cost = shapeCost(keys);
   const max = session!.max;
   if (tableBytes + cost > max) {
-    throw new LimitError(
-      "maxShapeTable",
-      max,
-      `A shape definition takes the stream's shape table over maxShapeTable (${max} bytes).`,
-      { offset: at - base },
-    );
+    throw session!.tableError(at - base);
   }
   tableBytes += cost;
 }

@@ -5,11 +5,13 @@
  */
 
 import { type DecodeConfig, decode } from "./decode.ts";
+import type { DecodeSession } from "./decode-session.ts";
 import { type EncodeConfig, encodeTransient } from "./encode.ts";
-import type { DecodeSession, EncodeSession } from "./session.ts";
+import type { EncodeSession } from "./session.ts";
 import { exhaustedError, typedStackError } from "./stack.ts";
 
-export { DEFAULT_MAX_SHAPE_TABLE, DecodeSession, EncodeSession } from "./session.ts";
+export { DecodeSession } from "./decode-session.ts";
+export { DEFAULT_MAX_SHAPE_TABLE, EncodeSession } from "./session.ts";
 export type { DecodeConfig, EncodeConfig };
 
 /**

@@ -11,8 +11,6 @@
  * the next message resets the table), so a peer with the same limit reads everything it writes.
  */
 
-import type { Shape } from "./read-shapes.ts";
-
 /** First byte of a stream message (a plain message starts with MAGIC, 0xb5). */
 export const STREAM_MAGIC = 0xb6;
 /** Second byte: the message starts from the stream's shape table as it is. */
@@ -65,9 +63,5 @@ export class EncodeSession {
   }
 }
 
-/** The reader's side of one stream: its shape table, as its stream messages built it. */
-export class DecodeSession {
-  shapes: Shape[] = [];
-  bytes = 0;
-  constructor(readonly max: number) {}
-}
+// The reader's side (its table, and the errors only a stream message raises) is decode-session.ts:
+// this module imports nothing but a type, so the build inlines its constants at their uses.
