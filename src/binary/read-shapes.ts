@@ -75,16 +75,26 @@ let cacheBytes = 0;
  * collision only replaces the slot); a slot holds only a shape the cache holds (`forget` and `evict`
  * clear it), so it keeps nothing alive that the cache's byte bound does not count.
  */
-const RECENT_BITS = 6;
+const RECENT_BITS = 10;
 // Made in a call marked pure (src/core/intrinsics.ts): a bundle of `serialize` alone drops it.
 const recent: (Shape | null)[] = /* @__PURE__ */ intrinsic(() =>
   new Array<Shape | null>(1 << RECENT_BITS).fill(null),
 );
 
+/**
+ * The slot of a key list: its length, its last key's length and the text of its first key (up to 16
+ * units). A slot from lengths alone put many shapes in few slots (256 record types rotating: keys like
+ * `t123_0`, 6 key counts and 3 key lengths, so ~18 slots for 256 shapes, and almost every definition
+ * took the join and the Map). 1,024 slots keep a message of a few hundred shapes mostly apart.
+ */
 function recentSlot(keys: readonly string[]): number {
   const n = keys.length;
-  const h = Math.imul(n ^ (keys[0]!.length << 8) ^ (keys[n - 1]!.length << 16), 0x9e3779b1);
-  return (h ^ Math.imul(keys[n >> 1]!.length, 0x85ebca6b)) >>> (32 - RECENT_BITS);
+  const first = keys[0]!;
+  const m = Math.min(first.length, 16);
+  let h = Math.imul(n ^ (keys[n - 1]!.length << 8) ^ (m << 16), 0x9e3779b1);
+  for (let i = 0; i < m; i++) h = Math.imul(h ^ first.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> (32 - RECENT_BITS);
 }
 
 function unlist(shape: Shape): void {

@@ -14,7 +14,13 @@ import { compile } from "../core/host.ts";
 export type FieldWriter = (source: object) => void;
 
 export class ShapeNode {
+  /** Every child, by key. */
   next: Map<string, ShapeNode> | null = null;
+  /** The first child and its key, also in `next`: most nodes past the first levels of the tree have one
+   * child (a key list's own tail), so `findShape` compares the key with this one, a pointer compare of
+   * two internalized strings, before it asks the Map (`FindOrderedHashMapEntry`, ~40 instructions). */
+  key: string | null = null;
+  child: ShapeNode | null = null;
   /** Set on the node where a key list ends. */
   keys: readonly string[] | null = null;
   /** Its keys are set and the first is not an index key (digit): a record of it is never taken for an
@@ -61,6 +67,10 @@ export function lookupShape(keys: readonly string[]): ShapeNode {
       }
       child = new ShapeNode();
       next.set(key, child);
+      if (node.child === null) {
+        node.key = key;
+        node.child = child;
+      }
     }
     node = child;
   }
@@ -83,11 +93,15 @@ export function findShape(value: object): ShapeNode | null {
   let node = root;
   let last = "";
   for (const key in value) {
-    const next = node.next;
-    if (next === null) return null;
-    const child = next.get(key);
-    if (child === undefined) return null;
-    node = child;
+    // The first child by a compare; the Map only for a node's other children.
+    let child: ShapeNode | null | undefined = node.child;
+    if (key !== node.key) {
+      const next = node.next;
+      if (next === null) return null;
+      child = next.get(key);
+      if (child === undefined) return null;
+    }
+    node = child!;
     last = key;
   }
   return node.named && hasOwn.call(value, last) ? node : null;

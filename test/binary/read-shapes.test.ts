@@ -18,7 +18,7 @@ describe("binary reader: shape cache and its recent table", () => {
     const b = internShape([...keysOf("recent-a", 4), "other"]);
     expect(b).not.toBe(a);
     expect(b.keys.at(-1)).toBe("other");
-    // Same lengths everywhere (so the same recent slot), one key differs in its text.
+    // Same lengths everywhere, one key differs in its text (the same slot or another: found either way).
     const c = internShape(keysOf("recent-A", 5));
     expect(c).not.toBe(a);
     expect(internShape(keysOf("recent-a", 5))).toBe(a);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deserialize, serialize } from "../../src/binary/index.ts";
-import { COMPILE_AFTER, HOT_RECORDS, lookupShape } from "../../src/binary/write-shapes.ts";
+import { COMPILE_AFTER, findShape, HOT_RECORDS, lookupShape } from "../../src/binary/write-shapes.ts";
 import { NUMBER_EDGES } from "../fixtures/values.ts";
 
 // Records of one shape are written by the generic loop for their first uses, then by a cold writer compiled
@@ -100,5 +100,61 @@ describe("binary writer: compiled record writers", () => {
     expect(lookupShape(few).hot).toBeNull();
     serialize(Array.from({ length: HOT_RECORDS + COMPILE_AFTER + 1 }, (_, i) => make(many, i)));
     expect(lookupShape(many).hot).not.toBeNull();
+  });
+});
+
+// The transition tree keeps each node's first child beside its Map of children (write-shapes.ts
+// `ShapeNode.child`): `findShape` follows a key by comparing it with the first child's key, and asks the
+// Map only for the others. Key lists that share prefixes put later shapes on a node's other children.
+describe("binary writer: shapes found in the transition tree", () => {
+  it("finds every shape, through first children and others, as lookupShape defines it", () => {
+    fresh++;
+    const [p, q, r, s, t] = ["p", "q", "r", "s", "t"].map((k) => `${k}${fresh}`) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const lists = [[p, q, r], [p, q, s], [p, t], [p, q], [q, p], [p, t, r], [q], [t, s, r, q, p]];
+    const make = (list: string[], i: number) =>
+      Object.fromEntries(list.map((k, j) => [k, j === 0 ? i : `v${j}`]));
+    // Before any is defined the walk leaves the tree (null), then finds the node lookupShape made.
+    expect(findShape(make(lists[0]!, 0))).toBeNull();
+    const nodes = lists.map((list) => lookupShape(list));
+    for (let i = 0; i < lists.length; i++) {
+      expect(findShape(make(lists[i]!, i))).toBe(nodes[i]);
+      expect(nodes[i]!.keys).toEqual(lists[i]);
+    }
+    // A prefix that is a node but no shape (never defined), and a list past the tree's end.
+    expect(findShape(make([p], 1))).toBeNull();
+    expect(findShape(make([p, q, r, s], 1))).toBeNull();
+    // The same key on a node whose first child is another key.
+    expect(findShape(make([p, q, s], 2))).toBe(nodes[1]);
+  });
+
+  it("writes records of shapes sharing prefixes, in turn, as they round-trip", () => {
+    fresh++;
+    const [p, q, r, s] = ["p", "q", "r", "s"].map((k) => `${k}${fresh}`) as [string, string, string, string];
+    const lists = [
+      [p, q, r],
+      [p, q, s],
+      [p, s],
+      [p, q],
+      [q, p, r],
+      [p, r, s, q],
+    ];
+    const list: Record<string, unknown>[] = [];
+    // Shapes in turn, so neither the last nor the one before matches: every record walks the tree.
+    for (let i = 0; i < 60; i++) {
+      const keysHere = lists[i % lists.length]!;
+      list.push(Object.fromEntries(keysHere.map((k, j) => [k, j === 1 ? `s${i}` : i * j])));
+    }
+    const first = serialize(list);
+    const again = serialize(list);
+    expect(Array.from(again)).toEqual(Array.from(first));
+    const back = deserialize(first) as Record<string, unknown>[];
+    expect(back).toEqual(list);
+    for (let i = 0; i < list.length; i++) expect(Object.keys(back[i]!)).toEqual(Object.keys(list[i]!));
   });
 });
