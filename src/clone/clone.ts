@@ -382,9 +382,9 @@ function copyUncompiled(shape: Shape, source: object, state: CloneState, checked
   // A shape met again (past COMPILE_AFTER uses) but without a copier: data of many shapes, or the
   // copiers' budget spent. Its record literal, made once, saves the generic loop the property-adding
   // stores (see recordLiteral in ./shapes.ts); a shape met once or twice in all never makes one.
-  const literal = recordLiteral(shape);
+  // (A record of another prototype keeps the generic loop: for-in would walk its prototype chain.)
+  const literal = checked ? null : recordLiteral(shape);
   if (literal === null) return clonePlain(source, shape.keys, state, checked);
-  if (checked) return clonePlain(source, shape.keys, state, true, literal());
   return fillRecord(source, shape.keys, state, literal());
 }
 
@@ -397,8 +397,10 @@ function copyUncompiled(shape: Shape, source: object, state: CloneState, checked
  * and the HasOwnProperty guard needs `key in Object.prototype` first (another megamorphic lookup). In
  * a for-in, V8 reads `src[key]` by the enum cache's field index and answers `hasOwn.call(src, key)`
  * with a map check while the source keeps the hidden class it had when the loop began (TurboFan's
- * for-in forms, which rfdc's loop also gets), so the exact guard before each read costs nothing.
- * 256 rotating record types: 4.18M -> (see BENCHMARKS.md) instructions a call, Node 20.
+ * for-in forms, which rfdc's loop also gets). 256 rotating record types: 4.38M -> 3.97M instructions a
+ * call, Node 20. (`hasOwn` is a module constant, which TurboFan does not fold, so its call is not turned
+ * into a map check as rfdc's `Object.hasOwnProperty.call` is: a global read at the call, which a
+ * script could replace, measured 15% faster still, and is not used.)
  *
  * Exact: nothing has run since `keys` were found to be the own keys (by hasKeys' for-in or by
  * Object.keys), so the for-in's key list is `keys` followed by Object.prototype's enumerable keys, if
@@ -456,21 +458,14 @@ function clonePlainChecked(
  * An ordinary object: own enumerable string keys in order, each re-checked with HasOwnProperty before
  * its [[Get]] where a deleted key could be found on the prototype chain (see cloneRecord); a deleted key
  * found nowhere reads as undefined, and is checked then.
- *
- * `made`: null, or a record made by the shape's literal (see recordLiteral in ./shapes.ts) with every
- * key of `keys` already an own data property: each value is then written into its own property, a store
- * no setter can intercept (own data properties are found before the prototype chain), so only the read
- * side asks Object.prototype; a key that a getter deleted from the source is deleted from it, which
- * keeps the others in order.
  */
 export function clonePlain(
   value: object,
   keys: readonly string[],
   state: CloneState,
   checked: boolean,
-  made: object | null = null,
 ): object {
-  const out = (made ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
   state.remember(value, out);
   const source = value as Record<string, unknown>;
   let i = 0;
@@ -479,21 +474,15 @@ export function clonePlain(
     for (; i < n; i++) {
       const key = keys[i]!;
       // The first key is still owned: nothing has run since the keys were listed.
-      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) {
-        if (made !== null) delete out[key];
-        continue;
-      }
+      if (i !== 0 && (checked || key in ObjectProto) && !hasOwn.call(source, key)) continue;
       const item = source[key];
-      if (item === undefined && !hasOwn.call(source, key)) {
-        if (made !== null) delete out[key];
-        continue;
-      }
+      if (item === undefined && !hasOwn.call(source, key)) continue;
       const copy =
         typeof item === "object" && item !== null ? cloneObject(item, state) : cloneValue(item, state);
       // The clone gets own data properties (CreateDataProperty): assigning a key that Object.prototype
       // has would run an inherited setter, or for "__proto__" set the prototype. (Asked again: the read
       // or the child's clone may have run a getter that changed Object.prototype.)
-      if (made === null && key in ObjectProto) defineData(out, key, copy);
+      if (key in ObjectProto) defineData(out, key, copy);
       else out[key] = copy;
     }
   } catch (error) {
