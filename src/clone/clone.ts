@@ -395,12 +395,13 @@ function copyUncompiled(shape: Shape, source: object, state: CloneState, checked
  *
  * Why: indexing the source by a key from a list is a megamorphic keyed load on data of many shapes,
  * and the HasOwnProperty guard needs `key in Object.prototype` first (another megamorphic lookup). In
- * a for-in, V8 reads `src[key]` by the enum cache's field index and answers `hasOwn.call(src, key)`
- * with a map check while the source keeps the hidden class it had when the loop began (TurboFan's
- * for-in forms, which rfdc's loop also gets). 256 rotating record types: 4.38M -> 3.97M instructions a
- * call, Node 20. (`hasOwn` is a module constant, which TurboFan does not fold, so its call is not turned
- * into a map check as rfdc's `Object.hasOwnProperty.call` is: a global read at the call, which a
- * script could replace, measured 15% faster still, and is not used.)
+ * a for-in, V8 reads `src[key]` by the enum cache's field index while the source keeps the hidden
+ * class it had when the loop began (TurboFan's for-in form, which rfdc's loop also gets), and every key
+ * is asked HasOwnProperty directly. 256 rotating record types: 4.38M -> 3.97M instructions a call,
+ * Node 20. (TurboFan turns `hasOwnProperty.call(src, key)` in a for-in into a map check only when it
+ * knows the function: `hasOwn` is a module constant, which it does not fold. rfdc's
+ * `Object.hasOwnProperty.call` reads the global, which a script could replace: measured 15% faster
+ * still, and not used.)
  *
  * Exact: nothing has run since `keys` were found to be the own keys (by hasKeys' for-in or by
  * Object.keys), so the for-in's key list is `keys` followed by Object.prototype's enumerable keys, if
