@@ -409,7 +409,9 @@ function copyUncompiled(shape: Shape, source: object, state: CloneState, checked
  * yields is asked HasOwnProperty before its [[Get]], as the spec asks, so a key yielded through the
  * prototype is skipped as well, never read. Keys of `keys` the loop did not copy are deleted from
  * `out`, which keeps the others in order. for-in walks Object.prototype (ordinary, its own prototype
- * null), so it runs no script; it never sees keys added after it began, as the spec's snapshot.
+ * null), so it runs no script; it never sees keys added after it began, as the spec's snapshot. (As
+ * in the rest of the walk, a getter that swaps the source's prototype is not followed, see
+ * cloneRecord: for-in would then ask the new chain about a key the getter deleted.)
  */
 function fillRecord(value: object, keys: readonly string[], state: CloneState, out: object): object {
   state.remember(value, out);
