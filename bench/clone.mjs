@@ -59,7 +59,13 @@ const runtimeSerializer = isBun
     })()
   : await (async () => {
       const v8 = await import("node:v8");
-      return { name: "v8 serialize", label: "v8", roundTrip: (v) => v8.deserialize(v8.serialize(v)) };
+      return {
+        name: "v8 serialize",
+        label: "v8",
+        roundTrip: (v) => v8.deserialize(v8.serialize(v)),
+        // Half of native's work alone: V8's ValueSerializer writing the value (see serializerAlone).
+        write: (v) => v8.serialize(v),
+      };
     })();
 
 const rfdcPlain = rfdc();
@@ -257,6 +263,18 @@ function arrayKeysAlone(array) {
   return keys.length >= 0 ? WORK_DONE : undefined;
 }
 
+/**
+ * Native's own floor for an array of primitives: the runtime's serializer writing it (V8's
+ * ValueSerializer, in C++: it finds an array's named properties without listing its indices, which
+ * JavaScript cannot), without reading it back and without the host's structuredClone set-up. Printed
+ * beside the key list, so that a case below 3× native shows how much of native's time is the copy
+ * itself. Not a clone: returns WORK_DONE.
+ */
+function serializerAlone(array) {
+  return runtimeSerializer.write(array).length >= 0 ? WORK_DONE : undefined;
+}
+const SERIALIZER_FLOOR = "runtime serializer, write alone";
+
 /** Whether a value is an array of primitives only (the cases the key-list floor is printed for). */
 function primitiveArray(value) {
   if (!Array.isArray(value)) return false;
@@ -329,6 +347,9 @@ function implementations(c) {
   if (OBJECTS_CASE.test(c.name)) impls.push({ name: "hand loop", label: "hand", fn: () => handCopy(v) });
   if (primitiveArray(v)) {
     impls.push({ name: KEYS_FLOOR, label: "keys", fn: () => arrayKeysAlone(v) });
+    if (runtimeSerializer.write !== undefined) {
+      impls.push({ name: SERIALIZER_FLOOR, label: "v8 write", fn: () => serializerAlone(v) });
+    }
   }
   if (c.plain && typeof v === "object") {
     impls.push({ name: "floor: rfdc + identity map + keys", label: "floor", fn: () => exactFloor(v) });
@@ -538,7 +559,7 @@ suite.finish();
  * Values the floor does not handle (Map, Set, typed arrays, ...) have no floor: their gap is printed
  * as not measured. The rfdc+set, work and keys columns are printed for reading (what the identity map's
  * sets alone, the per-object work without any copy, and an array's key list alone cost); the verdicts
- * use the floor alone. Means are noisy on a loaded machine: run twice before believing a border.
+ * use the floor alone; the v8 write column (arrays of primitives) is native's own serializer writing the array. Means are noisy on a loaded machine: run twice before believing a border.
  */
 function printFloors() {
   if (runtime.name !== "node") return;
@@ -556,16 +577,27 @@ function printFloors() {
     const plusSet = suite.mean(c.name, "rfdc + one Map.set per object");
     const work = suite.mean(c.name, "exact work alone (map + keys, no copy)");
     const keys = suite.mean(c.name, KEYS_FLOOR);
+    const write = suite.mean(c.name, SERIALIZER_FLOOR);
     const cell = (t) => (t === undefined ? "—" : formatTime(t));
     const verdicts = [];
     if (belowRfdc) verdicts.push(`vs rfdc: ${rfdcVerdict(s, r, floor)}`);
-    if (belowNative) verdicts.push(`vs 3× native: ${nativeVerdict(s, n / 3, floor)}`);
-    rows.push([c.name, cell(s), cell(r), cell(n / 3), cell(floor), cell(plusSet), cell(work), cell(keys)]);
+    if (belowNative) verdicts.push(`vs 3× native: ${nativeVerdict(s, n / 3, floor, keys, write, n)}`);
+    rows.push([
+      c.name,
+      cell(s),
+      cell(r),
+      cell(n / 3),
+      cell(floor),
+      cell(plusSet),
+      cell(work),
+      cell(keys),
+      cell(write),
+    ]);
     notes.push([c.name, verdicts]);
   }
   if (rows.length === 0) return;
   console.log("floors, beside each case below a target (means, this run, the same value)");
-  const headers = ["case", "structura", "rfdc", "native/3", "floor", "rfdc+set", "work", "keys"];
+  const headers = ["case", "structura", "rfdc", "native/3", "floor", "rfdc+set", "work", "keys", "v8 write"];
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
   const line = (cells) =>
     cells.map((x, i) => (i === 0 ? String(x).padEnd(widths[i]) : String(x).padStart(widths[i]))).join("  ");
@@ -597,9 +629,28 @@ function rfdcVerdict(s, r, floor) {
   return `PARTLY explained: of the ${head}, ${formatTime(extra)} is the exact work rfdc skips (floor − rfdc); UNEXPLAINED ${formatTime(s - floor)} (${pct((s - floor) / gap)} of the gap): structura ${formatRatio(s / floor)} the floor`;
 }
 
-/** Whether the exact floor bounds a miss of the 3× native target (see printFloors). */
-function nativeVerdict(s, need, floor) {
+/**
+ * Whether the exact floor bounds a miss of the 3× native target (see printFloors). For an array of
+ * primitives, also what the key list alone (`keys`) and native's own serializer writing the array
+ * (`write`, of native's whole time `native`) cost: where the key list alone is above native/3, no
+ * exact JavaScript clone reaches 3×.
+ */
+function nativeVerdict(s, need, floor, keys, write, native) {
   const head = `native/3 ${formatTime(need)}, structura ${formatRatio(s / need)} that`;
+  const parts = [];
+  if (keys !== undefined) {
+    parts.push(
+      `the key list alone (Object.keys) is ${formatRatio(keys / need)} native/3${keys >= need ? ": key-list-bound" : ""}`,
+    );
+  }
+  if (write !== undefined) {
+    parts.push(`V8's serializer writing it alone is ${pct(write / native)} of native's time`);
+  }
+  const extra = parts.length === 0 ? "" : `; ${parts.join("; ")}`;
+  return nativeFloorVerdict(s, need, floor, head) + extra;
+}
+
+function nativeFloorVerdict(s, need, floor, head) {
   if (floor === undefined)
     return `${head}; no exact floor measured for this value (only plain records and arrays have one): not explained`;
   if (floor >= need) {

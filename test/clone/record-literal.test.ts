@@ -203,4 +203,78 @@ describe("clone: the record literal of the generic loop", () => {
     expect((error as DOMException).name).toBe("DataCloneError");
     expect((error as { path?: string }).path).toBe("value[12].badA");
   });
+
+  // fillRecord walks the source with for-in, which yields Object.prototype's enumerable keys after the
+  // own ones and skips a deleted key unless Object.prototype has it: these pin what it copies then.
+
+  it("never copies Object.prototype's enumerable keys, which for-in yields after the own ones", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    let copy: Record<string, unknown>;
+    try {
+      proto.inhExtra = "proto";
+      copy = third("inh", ["inhA", "inhB"], () => ({ inhA: 1, inhB: { n: 2 } })) as Record<string, unknown>;
+    } finally {
+      delete proto.inhExtra;
+    }
+    expect(Object.keys(copy)).toEqual(["inhA", "inhB"]);
+    expect(Object.hasOwn(copy, "inhExtra")).toBe(false);
+    expect(copy).toEqual({ inhA: 1, inhB: { n: 2 } });
+  });
+
+  it("skips a deleted key that Object.prototype has as an enumerable data property, without reading it", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    let copy: Record<string, unknown>;
+    try {
+      copy = third("enu", ["enuA", "enuB", "enuC"], () => {
+        const o: Record<string, unknown> = {
+          get enuA() {
+            // for-in still yields enuB (Object.prototype has it now): HasOwnProperty must skip it.
+            delete o.enuB;
+            delete o.enuC;
+            proto.enuB = "inherited";
+            return "a";
+          },
+          enuB: "b",
+          enuC: "c",
+        };
+        return o;
+      }) as Record<string, unknown>;
+    } finally {
+      delete proto.enuB;
+    }
+    expect(Object.keys(copy)).toEqual(["enuA"]);
+    expect(copy).toEqual({ enuA: "a" });
+  });
+
+  it("copies a key a getter deleted and added again, in the order of the key list, with its new value", () => {
+    const copy = third("again", ["againA", "againB", "againC"], () => {
+      const o: Record<string, unknown> = {
+        get againA() {
+          delete o.againB;
+          o.againB = "new";
+          return "a";
+        },
+        againB: "b",
+        againC: "c",
+      };
+      return o;
+    }) as Record<string, unknown>;
+    expect(Object.keys(copy)).toEqual(["againA", "againB", "againC"]);
+    expect(copy).toEqual({ againA: "a", againB: "new", againC: "c" });
+  });
+
+  it("leaves out keys a getter added: the key list is the one met before any value was read", () => {
+    const copy = third("add", ["addA", "addB"], () => {
+      const o: Record<string, unknown> = {
+        get addA() {
+          o.addLater = 1;
+          delete o.addB;
+          return "a";
+        },
+        addB: "b",
+      };
+      return o;
+    }) as Record<string, unknown>;
+    expect(Object.keys(copy)).toEqual(["addA"]);
+  });
 });
