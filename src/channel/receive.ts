@@ -18,7 +18,7 @@ import {
   recordSize,
   TEXT_HEADER,
 } from "./ring.ts";
-import { decodeBulk, decodeText, sharesStrings } from "./text.ts";
+import { BULK_HEADER, decodeBulk, decodeText, sharesStrings } from "./text.ts";
 import {
   type Codec,
   corrupt,
@@ -27,6 +27,22 @@ import {
   type PortPayload,
   receiveOnPort,
 } from "./wire.ts";
+
+/**
+ * A long string in the sender's shared bulk buffer (see Sender's #postShared): decodes its `n` bytes,
+ * then frees the buffer for the sender's next one (also when they do not decode: the channel is
+ * corrupt then anyway).
+ */
+function decodeShared(sab: SharedArrayBuffer, n: unknown, ascii: boolean): string {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > sab.byteLength - BULK_HEADER) {
+    throw new RangeError(`Bulk string length ${String(n)} is invalid.`);
+  }
+  try {
+    return decodeBulk(new Uint8Array(sab, BULK_HEADER, n), ascii);
+  } finally {
+    Atomics.store(new Int32Array(sab, 0, 1), 0, 0);
+  }
+}
 
 export class Receiver<T> {
   readonly #port: MessagePort;
@@ -144,6 +160,7 @@ export class Receiver<T> {
   #decodePort(p: PortPayload): T {
     if (p.x !== undefined) return p.x as T;
     if (p.u !== undefined) return decodeBulk(p.u, p.a === 1) as T;
+    if (p.k !== undefined) return decodeShared(p.k, p.n, p.a === 1) as T;
     if (p.t === undefined) return this.#plain.decode<T>(p.b!, this.#shapes);
     return decodeWithTransfer<T>(p.b!, this.#withTransfer, p.t);
   }

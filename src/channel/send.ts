@@ -16,7 +16,15 @@ import {
   WRITER_SLEEP,
   YIELDING,
 } from "./ring.ts";
-import { BULK_STRING, encodeBulk, ringTextWritable, sharesStrings } from "./text.ts";
+import {
+  BULK_HEADER,
+  BULK_KEEP,
+  BULK_STRING,
+  encodeBulk,
+  ringTextWritable,
+  sharesStrings,
+  writeBulk,
+} from "./text.ts";
 import {
   type Codec,
   DOORBELL,
@@ -300,6 +308,7 @@ export class Sender {
   postPayload(item: Outgoing): void {
     if (item.text !== null) {
       const text = item.text;
+      if (text.length > BULK_STRING && this.#postShared(item.seq, text)) return;
       const bulk = text.length > BULK_STRING ? encodeBulk(text) : null;
       try {
         if (bulk === null) this.#port.postMessage({ s: item.seq, x: text });
@@ -324,6 +333,50 @@ export class Sender {
     } catch {
       // A closed port: the message is dropped, as MessagePort does.
     }
+  }
+
+  /**
+   * A reusable SharedArrayBuffer for long strings on the port (BULK_HEADER bytes, then the string's
+   * UTF-8), shared with the reader by the port message instead of a fresh buffer transferred each time;
+   * `#bulkFlag[0]` is 1 from the post until the reader has decoded it. Kept up to BULK_KEEP bytes.
+   */
+  #bulk: SharedArrayBuffer | null = null;
+  #bulkFlag: Int32Array | null = null;
+
+  /**
+   * Posts a long string through the shared bulk buffer (`{ s, k, n, a }`); false when it cannot (the
+   * buffer is still being read, the string needs more than BULK_KEEP bytes, or has a lone surrogate, or
+   * the host cannot write text into shared memory): the caller then transfers a fresh buffer. The
+   * pages of a reused buffer are already mapped: a fresh 3 MB one cost 250-500 page faults per write
+   * on Node 20 (one core, load 12), 20-40 ms, most of a 3 MB round trip (docs/channel.md, Long strings).
+   */
+  #postShared(seq: number, text: string): boolean {
+    if (!ringTextWritable || this.#tx === null) return false;
+    const flag = this.#bulkFlag;
+    // Still being read (a burst of long strings): this one takes a fresh buffer.
+    if (flag !== null && Atomics.load(flag, 0) !== 0) return false;
+    let sab = this.#bulk;
+    let written = sab === null ? -1 : writeBulk(sab, text);
+    // Too small: as long as the string (an ASCII one fits), else three bytes a unit (any UTF-8 fits).
+    for (let units = 1; written === -1 && units <= 3; units += 2) {
+      const size = BULK_HEADER + text.length * units;
+      if (size > BULK_KEEP) return false;
+      if (sab !== null && sab.byteLength >= size) continue;
+      sab = new SharedArrayBuffer(size);
+      this.#bulk = sab;
+      this.#bulkFlag = new Int32Array(sab, 0, 1);
+      written = writeBulk(sab, text);
+    }
+    if (written < 0) return false;
+    Atomics.store(this.#bulkFlag!, 0, 1);
+    const msg: PortPayload = { s: seq, k: sab!, n: written, a: written === text.length ? 1 : 0 };
+    try {
+      this.#port.postMessage(msg);
+    } catch {
+      // A closed port: the message is dropped, as MessagePort does.
+      Atomics.store(this.#bulkFlag!, 0, 0);
+    }
+    return true;
   }
 
   /** Writes queued messages while they fit; waits for room for the rest. */

@@ -95,6 +95,9 @@ export interface PortPayload {
   /** A large top-level string as bytes (see encodeBulk): UTF-8, all ASCII when `a` is 1. */
   u?: Uint8Array;
   a?: number;
+  /** A large top-level string in the sender's shared bulk buffer (see Sender's #postShared): `n` bytes. */
+  k?: SharedArrayBuffer;
+  n?: number;
   t?: ArrayBuffer[];
 }
 
@@ -285,6 +288,7 @@ export function isPayload(data: unknown): data is PortPayload {
     typeof (data as PortPayload).s === "number" &&
     ((data as PortPayload).b instanceof Uint8Array ||
       typeof (data as PortPayload).x === "string" ||
-      (data as PortPayload).u instanceof Uint8Array)
+      (data as PortPayload).u instanceof Uint8Array ||
+      (typeof SharedArrayBuffer === "function" && (data as PortPayload).k instanceof SharedArrayBuffer))
   );
 }

@@ -243,6 +243,42 @@ describe("channel: hostile peer", () => {
     forger.close();
   });
 
+  it("a long string in a shared bulk buffer reads exactly and frees the buffer; forged ones are ERR_CHANNEL_CORRUPT", async () => {
+    const sab = new SharedArrayBuffer(8 + 5);
+    const flag = new Int32Array(sab, 0, 1);
+    new Uint8Array(sab, 8).set([0x68, 0x69, 0xc3, 0xa9, 0x21]); // "hié!"
+    flag[0] = 1;
+    {
+      const { forger, end } = forgedPortEnd(false);
+      forger.postMessage({ s: 0, k: sab, n: 5, a: 0 });
+      forger.postMessage({ s: 1, k: sab, n: 2, a: 1 });
+      expect(await nextMessages(end, 2)).toEqual(["hié!", "hi"]);
+      expect(Atomics.load(flag, 0)).toBe(0); // read: the sender may write the next one there
+      end.close();
+      forger.close();
+    }
+    const forged: unknown[] = [
+      { s: 0, k: sab, n: 6, a: 0 }, // past the buffer
+      { s: 0, k: sab, n: -1, a: 1 },
+      { s: 0, k: sab, n: 1.5, a: 1 },
+      { s: 0, k: sab, n: "5", a: 0 },
+      { s: 0, k: sab, n: 3, a: 0 }, // a UTF-8 sequence cut short
+      { s: 0, k: new SharedArrayBuffer(4), n: 0, a: 1 }, // no room for the flag
+    ];
+    for (const message of forged) {
+      const { forger, end } = forgedPortEnd(false);
+      const failed = new Promise<unknown>((resolve) =>
+        end.addEventListener("error", (e) => resolve(e.error)),
+      );
+      end.onmessage = () => {};
+      forger.postMessage(message);
+      expect(await failed, JSON.stringify({ ...(message as object), k: 0 })).toMatchObject({
+        code: "ERR_CHANNEL_CORRUPT",
+      });
+      forger.close();
+    }
+  });
+
   it("a port message sent twice (a sequence number already read) is ERR_CHANNEL_CORRUPT", async () => {
     const { forger, end } = forgedPortEnd(false);
     const failed = new Promise<unknown>((resolve) => end.addEventListener("error", (e) => resolve(e.error)));

@@ -130,6 +130,52 @@ describe("channel in one thread", () => {
     },
   );
 
+  // One long string at a time, each read before the next is sent: every one after the first reuses
+  // the sender's shared bulk buffer (grown when a string needs more), whatever its length or encoding.
+  it.skipIf(sharesStrings)(
+    "long strings read one at a time through the reused shared buffer, exactly",
+    async () => {
+      // A small ring: every one of these takes the port.
+      const { a, b } = pair<string>({ ringSize: 1 << 16 });
+      const strings = [
+        "q".repeat(300_000),
+        "r".repeat(100_000), // shorter than the buffer: only its own bytes are read
+        "é".repeat(200_000), // UTF-8, more bytes than the buffer has: it grows
+        "s".repeat(120_000),
+        `${"t".repeat(90_000)}\uD800`, // a lone surrogate: the string itself through the port
+        "😀".repeat(70_000),
+        "u".repeat(400_000),
+      ];
+      // What the sender posts: the bulk buffer of each string that went through it.
+      const shared: (SharedArrayBuffer | null)[] = [];
+      const post = MessagePort.prototype.postMessage;
+      MessagePort.prototype.postMessage = function (this: MessagePort, message: unknown, ...rest: never[]) {
+        const k = (message as { k?: unknown } | null)?.k;
+        if (typeof message === "object" && message !== null && "s" in message) {
+          shared.push(k instanceof SharedArrayBuffer ? k : null);
+        }
+        return post.call(this, message, ...rest);
+      } as typeof post;
+      try {
+        for (const s of strings) {
+          const got = take(b, 1);
+          a.postMessage(s);
+          const [r] = await got;
+          expect(r === s, `${s.length} units`).toBe(true);
+        }
+      } finally {
+        MessagePort.prototype.postMessage = post;
+      }
+      // Every string but the lone surrogate's went through a shared buffer: the first one's, reused, then
+      // one grown for the UTF-8 (three bytes a unit), reused by all the later ones.
+      expect(
+        shared.map((k) => (k === null ? "x" : k === shared[0] ? "first" : k === shared[2] ? "grown" : "?")),
+      ).toEqual(["first", "first", "grown", "grown", "x", "grown", "grown"]);
+      a.close();
+      b.close();
+    },
+  );
+
   it.skipIf(sharesStrings)("a text record written where the ring wraps keeps the order", async () => {
     const { a, b, remote } = pair<unknown>({ ringSize: 1 << 16 });
     const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
