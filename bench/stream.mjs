@@ -9,6 +9,8 @@
 //   BENCH_ROWS=node,web/structura,web/floor ×2               in process: only these groups or group/label rows
 //   BENCH_FRESH=0                                            in process: every row in this one process (old way)
 //   BENCH_CONSUME=each                                       in process: let each value go (default: collect)
+//   BENCH_WARM_WEB=1                                         in process: every row's process keeps a WHATWG pipeline
+//                                                            alive (see warmWebStreams; a diagnostic, not the verdict)
 //
 // In process, each implementation carries every value of a case from an encoder to a decoder through
 // the stream classes it offers, and the figure is the time for all of them (GC included). The rows come
@@ -654,10 +656,34 @@ async function runChild() {
   const c = cases.find((x) => x.name === CHILD.slice(0, bar));
   const impl = c && inProcess(c).find((i) => keyOf(i) === CHILD.slice(bar + 1));
   if (impl === undefined) throw new Error(`no such row: ${CHILD}`);
+  if (process.env.BENCH_WARM_WEB === "1") await warmWebStreams();
   const verdict = await verdictOf(impl);
   const out = { verdict, times: [], cpu: [], faults: [] };
   if (verdict === true) await timeRuns(impl, INNER, out);
   process.stdout.write(`${RESULT_MARK}${JSON.stringify(out)}\n`);
+}
+
+/**
+ * BENCH_WARM_WEB=1: a small source → TransformStream → TransformStream → reader pipeline, stopped by
+ * backpressure and kept alive for the whole process, in every row's process. Every timed run follows a
+ * forced full GC, which (once the previous run's streams have died) frees the hidden classes of Node's
+ * WHATWG stream objects and with them the engine's optimized stream code, so each run of a web row
+ * re-tiers that code (structura's encodeStream/decodeStream keep such a pipeline themselves since
+ * strm11; NDJSON's row and the floors do not). With this set, every row runs with that code kept
+ * optimized: what the rows cost in a process where streams are always alive. The default (unset) is
+ * the verdict's setting: each row as it runs after a full GC with no other stream alive.
+ */
+async function warmWebStreams() {
+  const item = {};
+  const source = new ReadableStream({ pull: (controller) => controller.enqueue(item) });
+  const reader = source
+    .pipeThrough(new TransformStream({ transform: (_, controller) => controller.enqueue(new Uint8Array(1)) }))
+    .pipeThrough(new TransformStream({ transform: (_, controller) => controller.enqueue(item) }))
+    .getReader();
+  for (let i = 0; i < 8; i++) await reader.read();
+  const idle = new ReadableStream();
+  const stalled = idle.pipeThrough(new TransformStream()).pipeThrough(new TransformStream()).getReader();
+  globalThis.benchWarmWebStreams = [source, reader, idle, stalled, stalled.read()];
 }
 
 /** One fresh process for one row of a case: its samples, or why it is not usable. */

@@ -92,3 +92,98 @@ describe("the hot classes are anchored on first use, not at load", () => {
     for (const ref of refs) expect(ref.deref()).toBeDefined();
   });
 });
+
+describe("the web form anchors the engine's stream objects on first use", () => {
+  async function drain(readable: ReadableStream<unknown>): Promise<unknown[]> {
+    const out: unknown[] = [];
+    const reader = readable.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return out;
+      out.push(value);
+    }
+  }
+
+  it("the first encodeStream and decodeStream anchor their transformers and the WHATWG pipelines, once", async () => {
+    vi.resetModules();
+    const { decodeStream, encodeStream } = await import("../../src/stream/index.ts");
+    const values = Array.from({ length: 500 }, (_, i) => ({ i, at: new Date(i) }));
+    const through = () =>
+      drain(
+        new ReadableStream({
+          start(controller) {
+            for (const value of values) controller.enqueue(value);
+            controller.close();
+          },
+        })
+          .pipeThrough(encodeStream())
+          .pipeThrough(decodeStream()),
+      );
+    let back: unknown[] = [];
+    const first = await anchorsMadeBy(async () => {
+      back = await through();
+    });
+    expect(back).toEqual(values);
+    for (const name of ["EncodeTransformer", "DecodeTransformer", "WebStreamsAnchor"]) {
+      expect(first.has(name), name).toBe(true);
+    }
+    const anchor = first.get("WebStreamsAnchor") as { objects: unknown[] };
+    // Two pipelines: a source, its reader (flowing), a source, its reader and its pending read (stalled).
+    expect(anchor.objects.length).toBe(5);
+    expect(anchor.objects[0]).toBeInstanceOf(ReadableStream);
+
+    const again = await anchorsMadeBy(async () => {
+      back = await through();
+    });
+    expect(again.size).toBe(0);
+    expect(back).toEqual(values);
+
+    // The anchors outlive the streams through a full GC, and a stream begun after it still works.
+    const refs = [...first.values(), ...anchor.objects.filter((o) => typeof o === "object")].map(
+      (instance) => new WeakRef(instance as object),
+    );
+    first.clear();
+    await collect();
+    for (const ref of refs) expect(ref.deref()).toBeDefined();
+    expect(await through()).toEqual(values);
+  });
+
+  it("the anchor's pipelines stop once full: they hold a few objects and do no work", async () => {
+    vi.resetModules();
+    const { encodeStream } = await import("../../src/stream/index.ts");
+    let pulls = 0;
+    const made = await anchorsMadeBy(() => {
+      const wrapped = globalThis.ReadableStream;
+      // Count the anchor's flowing source's pulls: it must stop when backpressure fills the pipeline.
+      globalThis.ReadableStream = class extends wrapped<unknown> {
+        constructor(source?: UnderlyingDefaultSource<unknown>, strategy?: QueuingStrategy<unknown>) {
+          const pull = source?.pull;
+          super(
+            pull === undefined
+              ? source
+              : {
+                  ...source,
+                  pull(controller) {
+                    pulls++;
+                    return pull.call(source, controller);
+                  },
+                },
+            strategy,
+          );
+        }
+      } as typeof ReadableStream;
+      try {
+        encodeStream();
+      } finally {
+        globalThis.ReadableStream = wrapped;
+      }
+    });
+    expect(made.has("WebStreamsAnchor")).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const settled = pulls;
+    expect(settled).toBeGreaterThan(0);
+    expect(settled).toBeLessThan(40);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pulls).toBe(settled);
+  });
+});

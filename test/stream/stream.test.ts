@@ -645,6 +645,64 @@ function captured(fn: () => unknown): unknown {
   throw new Error("expected a throw");
 }
 
+describe("stream: the web form's coalesced chunks", () => {
+  it("encodeStream gathers a turn's frames into shared chunks; split at every byte they decode the same", async () => {
+    const values = [...sample(), ...sample(), ...sample()];
+    const chunks = await collect(streamOf(values).pipeThrough(encodeStream()));
+    // Values written in one turn leave together: fewer chunks than values.
+    expect(chunks.length).toBeLessThan(values.length);
+    const whole = concat(chunks);
+    for (let split = 0; split <= whole.length; split++) {
+      const parts = [whole.subarray(0, split), whole.subarray(split)];
+      const out = await collect(streamOf(parts).pipeThrough(decodeStream()));
+      expectSameStructure(out, clone(values));
+    }
+  });
+
+  it("a bad frame in the middle of a chunk of many errors decodeStream, after the earlier chunks' values", async () => {
+    const encoder = createEncoder();
+    const good = concat([encoder.encode({ a: 1 }), encoder.encode({ a: 2 })]);
+    // A frame whose message is one unknown tag byte, between good frames of the same chunk.
+    const bad = concat([encoder.encode({ a: 3 }), new Uint8Array([1, 0xff]), encoder.encode({ a: 4 })]);
+    const reader = streamOf([good, bad]).pipeThrough(decodeStream()).getReader();
+    expect((await reader.read()).value).toEqual({ a: 1 });
+    expect((await reader.read()).value).toEqual({ a: 2 });
+    const error = await reader.read().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DecodeError);
+    expect((error as DecodeError).message).toContain("rame 3");
+  });
+
+  it("a slow reader of small values holds the encoder back: bytes ahead stay within twice highWaterMark", async () => {
+    let pulled = 0;
+    const probe = createEncoder();
+    probe.encode({ i: 1 });
+    // A frame after the first names the shape by id: the size of every frame but the first.
+    const frameSize = probe.encode({ i: 1 }).length;
+    const source = new ReadableStream<unknown>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue({ i: 1 });
+      },
+    });
+    const highWaterMark = 1024;
+    const reader = source.pipeThrough(encodeStream({ highWaterMark })).getReader();
+    const decoder = createDecoder();
+    let read = 0;
+    for (let i = 0; i < 5; i++) read += decoder.push((await reader.read()).value as Uint8Array).length;
+    await new Promise((r) => setTimeout(r, 20));
+    const ahead = (pulled - read) * frameSize;
+    await new Promise((r) => setTimeout(r, 50));
+    expect((pulled - read) * frameSize).toBe(ahead);
+    // The readable side's allowance, one batch and a value or two in flight.
+    expect(ahead).toBeGreaterThan(highWaterMark / 2);
+    expect(ahead).toBeLessThanOrEqual(2 * highWaterMark + 3 * frameSize);
+    await reader.cancel();
+  });
+});
+
 describe("stream: encodeFrames from an async source", () => {
   const record = (i: number) => ({ i, name: `n-${i}`, at: new Date(i) });
 
