@@ -429,6 +429,30 @@ if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
   }
 }
 
+// A round trip costs more than its two halves measured alone when they disturb each other: the
+// serialize result's memory (glibc gave the top of its heap back while every result was dead, and the
+// next results page-faulted: bin12, session 25), the reader's garbage meeting the writer's. Printed for
+// the record cases so that a gap between the round trip and the sum of its halves stays visible.
+if (!isBun && process.env.BENCH_ROUNDTRIP_ONLY !== "1") {
+  const lines = [];
+  for (const c of cases.filter((c) => c.records)) {
+    const parts = ["structura", "msgpackr"].map((impl) => {
+      const rt = suite.mean(RT(c.name), impl);
+      const ser = suite.mean(`${c.name} · serialize`, impl);
+      const de = suite.mean(`${c.name} · deserialize`, impl);
+      if (!rt || !ser || !de) return null;
+      const gap = rt - ser - de;
+      return `${impl} ${formatTime(rt)} against ${formatTime(ser)} + ${formatTime(de)} (${gap >= 0 ? "+" : "-"}${formatTime(Math.abs(gap))}, ${((100 * gap) / (ser + de)).toFixed(0)}%)`;
+    });
+    if (parts.every((p) => p !== null)) lines.push(`  ${c.name}: ${parts.join("; ")}`);
+  }
+  if (lines.length > 0) {
+    console.log("round trip against its halves measured alone (Node; means)");
+    for (const line of lines) console.log(line);
+    console.log("");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Cases below a target: both sides against their floors.
 //

@@ -225,11 +225,11 @@ export function finishBuffer(transient: boolean): Uint8Array {
  * call (serialize, send or decode, drop: a round trip) leaves every result dead when V8's sweeper frees
  * them, the one at the top of glibc's heap included, and glibc then gives the top of its heap back to
  * the system (a `brk` trim, each ~10 calls of 223 KB): the next results take a page fault per 4 KiB as
- * the copy below fills them. twitter.json round trip (Node 20, glibc, load 8-10, strace and
- * `process.resourceUsage`): 45 page faults and ~340 µs of system time a call, gone with the previous
- * result held (0 faults), CPU minimum 3.04 -> 2.08 ms a round trip, the same as a round trip that makes
- * no owned result at all. Holding it keeps the most recent block in use at the top of the heap, so the
- * freed ones below are reused instead of trimmed. It costs at most one message's bytes beyond their
+ * the copy below fills them. twitter.json round trip (Node 20, glibc, strace and
+ * `process.resourceUsage`, load 11): 41-50 page faults and 330-440 µs of system time a call, CPU medians
+ * 3.3-3.6 ms; with the previous result held 0.3 faults, 2.0-2.5 ms (bin12, BENCHMARKS.md). Holding it
+ * keeps the most recent block in use at the top of the heap, so the freed ones below are reused
+ * instead of trimmed. It costs at most one message's bytes beyond their
  * caller's use, until the next message; never any of the value's objects.
  */
 let lastResult: Uint8Array | null = null;
