@@ -1055,3 +1055,88 @@ describe("stream: createDecoder's functions", () => {
     expect(end()).toEqual([]);
   });
 });
+
+describe("stream: a chunk's frames read in one run of the reader (decode.ts beginFrames)", () => {
+  // Records with two longer ASCII strings each: the second of a message is sliced from a Latin-1 block
+  // that ends at its frame's end, so a block never serves the next frame of the same chunk.
+  const records = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: i,
+      email: `user${i}@example.com`,
+      note: `${"n".repeat(i % 40)}-note-of-record-${i}`,
+      at: new Date(1_700_000_000_000 + i * 1000),
+    }));
+
+  it("many frames in one chunk, longer strings in each, split anywhere, decode as deserialize does", () => {
+    const values = records(300);
+    const encoder = createEncoder();
+    const frames = values.map((v) => encoder.encode(v));
+    const whole = concat(frames);
+    expect(createDecoder().push(whole)).toEqual(values);
+    for (const cut of [1, 7, 100, whole.length >> 1, whole.length - 3]) {
+      const decoder = createDecoder();
+      const got = [...decoder.push(whole.subarray(0, cut)), ...decoder.push(whole.subarray(cut))];
+      expect(got).toEqual(values);
+      expect(decoder.end()).toEqual([]);
+    }
+  });
+
+  it("each push gives an array of its own: later pushes never change an earlier result", () => {
+    const encoder = createEncoder();
+    const decoder = createDecoder();
+    const first = decoder.push(concat([encoder.encode({ a: 1 }), encoder.encode({ a: 2 })]));
+    const second = decoder.push(concat([encoder.encode({ a: 3 }), encoder.encode("x"), encoder.encode(4)]));
+    const third = decoder.push(encoder.encode(5));
+    expect(first).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(second).toEqual([{ a: 3 }, "x", 4]);
+    expect(third).toEqual([5]);
+    expect(decoder.push(new Uint8Array(0))).toEqual([]);
+  });
+
+  it("a bad frame mid-chunk leaves the reader clean for deserialize and for other streams", () => {
+    const encoder = createEncoder();
+    const good = encoder.encode({ id: 1, email: "someone@example.com" });
+    const bad = Uint8Array.from(good);
+    bad[1] = 0; // the message's magic byte (after a one-byte length prefix)
+    const decoder = createDecoder();
+    expect(() => decoder.push(concat([good, bad, good]))).toThrow(DecodeError);
+    expect(() => decoder.push(good)).toThrow(DecodeError);
+    expect(deserialize(serialize({ after: ["the failure"] }))).toEqual({ after: ["the failure"] });
+    const other = createEncoder();
+    expect(createDecoder().push(concat([other.encode(1), other.encode({ b: "two" })]))).toEqual([1, { b: "two" }]);
+  });
+
+  it("a custom type's decode that reads another stream inside a frame (the reader busy: frame by frame)", () => {
+    class Packet {
+      constructor(public values: unknown[]) {}
+    }
+    const inner = createEncoder();
+    const packet = defineType({
+      name: "Packet",
+      class: Packet,
+      encode: (p: Packet) => concat(p.values.map((v) => inner.encode(v))),
+      decode: (bytes: Uint8Array) => new Packet(createDecoder().push(bytes)),
+    });
+    const values = [
+      { id: 1, p: new Packet([{ x: 1, email: "first@example.com" }, "two", { x: 3 }]) },
+      { id: 2, p: new Packet([{ x: 4 }, { x: 5 }]) },
+      { id: 3, email: "last-one@example.com", p: new Packet([]) },
+    ];
+    const encoder = createEncoder({ types: [packet] });
+    const bytes = concat(values.map((v) => encoder.encode(v)));
+    expect(createDecoder({ types: [packet] }).push(bytes)).toEqual(values);
+  });
+
+  it("decodeFrames and decodeStream hand out each chunk's values, and keep none once handed out", async () => {
+    const values = records(500);
+    const bytes = concat(values.map((v) => createEncoder({ sharedShapes: false }).encode(v)));
+    const chunks = [bytes.subarray(0, 5000), bytes.subarray(5000, 5001), bytes.subarray(5001)];
+    const got: unknown[] = [];
+    for await (const value of decodeFrames(chunks)) got.push(value);
+    expect(got).toEqual(values);
+    expect(await collect(streamOf(chunks).pipeThrough(decodeStream()))).toEqual(values);
+    const batches = await collect(streamOf(chunks).pipeThrough(decodeStream({ batch: true })));
+    expect(batches.flat()).toEqual(values);
+    expect(new Set(batches).size).toBe(batches.length);
+  });
+});
