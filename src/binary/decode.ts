@@ -32,14 +32,7 @@ import {
   readGeneric,
   type Shape,
 } from "./read-shapes.ts";
-import {
-  frameStrings,
-  resetStrings,
-  resumeStrings,
-  setSlicing,
-  slicing,
-  stringAt,
-} from "./read-strings.ts";
+import { frameStrings, resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
 import { MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {

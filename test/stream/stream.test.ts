@@ -1103,7 +1103,10 @@ describe("stream: a chunk's frames read in one run of the reader (decode.ts begi
     expect(() => decoder.push(good)).toThrow(DecodeError);
     expect(deserialize(serialize({ after: ["the failure"] }))).toEqual({ after: ["the failure"] });
     const other = createEncoder();
-    expect(createDecoder().push(concat([other.encode(1), other.encode({ b: "two" })]))).toEqual([1, { b: "two" }]);
+    expect(createDecoder().push(concat([other.encode(1), other.encode({ b: "two" })]))).toEqual([
+      1,
+      { b: "two" },
+    ]);
   });
 
   it("a custom type's decode that reads another stream inside a frame (the reader busy: frame by frame)", () => {
