@@ -12,6 +12,7 @@ import {
 import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
 import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { ArgumentError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import {
   checkOptions,
   depthOption,
@@ -844,10 +845,23 @@ export async function* encodeFrames(
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const writer = newWriter(setup(options, ENCODE_KEYS, "encodeFrames"));
   const batch = new Batch();
-  if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
-    for (const value of values as Iterable<unknown>) {
-      writer.writeTo(batch, value);
-      if (batch.bytes >= CHUNK_BYTES) yield batch.take();
+  const method = (values as Iterable<unknown>)[Symbol.iterator];
+  if (typeof method === "function") {
+    if (iteratesAsArray(values, method)) {
+      // An array with the engine's own iterator: read by index, as that iterator reads it (its length
+      // then the element, at each step), in a plain function. A for-of here, inside this generator,
+      // allocated an iterator result per value (40 bytes a record: the array iterator's `next` was not
+      // inlined in the generator).
+      let at = 0;
+      while (at >= 0) {
+        at = fillFromArray(values as readonly unknown[], at, writer, batch);
+        if (at >= 0) yield batch.take();
+      }
+    } else {
+      for (const value of values as Iterable<unknown>) {
+        writer.writeTo(batch, value);
+        if (batch.bytes >= CHUNK_BYTES) yield batch.take();
+      }
     }
     if (batch.bytes > 0) yield batch.take();
     return;
@@ -906,6 +920,36 @@ export async function* encodeFrames(
 }
 
 const TURN_ENDED: unique symbol = Symbol("turn ended");
+
+/** The engine's own array iterator: `Array.prototype[Symbol.iterator]`, its iterators' prototype and `next`. */
+const arrayValues = /* @__PURE__ */ intrinsic(() => Array.prototype[Symbol.iterator]);
+const ArrayIterator = /* @__PURE__ */ intrinsic(() => Object.getPrototypeOf([][Symbol.iterator]()) as object);
+const arrayIteratorNext = /* @__PURE__ */ intrinsic(() => (ArrayIterator as { next: () => unknown }).next);
+
+/**
+ * Whether `for (const value of values)` would step through `values` with the engine's own array
+ * iterator, so that reading it by index (fillFromArray) makes the same calls: `values` is an array,
+ * its iterator method (`method`, already read) is the original, and the iterators' `next` is the
+ * original, with no `return` anywhere on their prototype chain (a for-of that stops early would call
+ * it). Read without running a getter.
+ */
+function iteratesAsArray(values: unknown, method: unknown): boolean {
+  if (method !== arrayValues || !Array.isArray(values)) return false;
+  const next = Object.getOwnPropertyDescriptor(ArrayIterator, "next");
+  return next !== undefined && next.value === arrayIteratorNext && !("return" in ArrayIterator);
+}
+
+/**
+ * Encodes `values` from index `at` into `batch` until a chunk is full (returns the index to go on
+ * from) or the array ends (-1). As the array iterator: `length` is read at each step, then the element.
+ */
+function fillFromArray(values: readonly unknown[], at: number, writer: Writer, batch: Batch): number {
+  for (;;) {
+    if (at >= values.length) return -1;
+    writer.writeTo(batch, values[at++]);
+    if (batch.bytes >= CHUNK_BYTES) return at;
+  }
+}
 
 /** The part of a Node `Readable` that `fromReadable` uses (no import of node:stream here). */
 interface NodeReadable extends AsyncIterable<unknown> {

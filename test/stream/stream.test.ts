@@ -24,6 +24,7 @@ const NOT_SERIALIZED = /could not be serialized/;
 const ARRAY_OF_VALUES = /array of values/;
 const ITERABLE = /iterable/;
 const CLOSED_EARLY = /closed before its end/;
+const RETURN_AT = /^return at \d+$/;
 const codecFixtures = fixtures.filter((f) => !f.host);
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -1141,5 +1142,118 @@ describe("stream: a chunk's frames read in one run of the reader (decode.ts begi
     const batches = await collect(streamOf(chunks).pipeThrough(decodeStream({ batch: true })));
     expect(batches.flat()).toEqual(values);
     expect(new Set(batches).size).toBe(batches.length);
+  });
+});
+
+describe("stream: encodeFrames over a synchronous iterable closes it as for-of does", () => {
+  /** An iterable of `n` values (a function, which cannot be encoded, at `bad`) that logs its calls. */
+  function logged(n: number, bad = -1, failAt = -1) {
+    const log: string[] = [];
+    let i = 0;
+    const iterable = {
+      [Symbol.iterator]() {
+        log.push("iterator");
+        return {
+          next() {
+            if (i === failAt) throw new Error("next failed");
+            const value = i === bad ? () => 0 : { i, pad: "x".repeat(200) };
+            return i < n ? { done: false, value: (i++, value) } : { done: true, value: undefined };
+          },
+          return() {
+            log.push(`return at ${i}`);
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+    return { iterable, log };
+  }
+
+  it("reads every value; return is not called when the iterator is done", async () => {
+    const { iterable, log } = logged(1000);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(iterable)) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(createDecoder().push(concat(chunks))).toHaveLength(1000);
+    expect(log).toEqual(["iterator"]);
+  });
+
+  it("a consumer that stops after the first chunk closes the iterator once", async () => {
+    const { iterable, log } = logged(10_000);
+    for await (const _ of encodeFrames(iterable)) break;
+    expect(log).toHaveLength(2);
+    expect(log[1]).toMatch(RETURN_AT);
+  });
+
+  it("a value that cannot be encoded closes the iterator and is the error", async () => {
+    const { iterable, log } = logged(10, 4);
+    await expect(async () => {
+      for await (const _ of encodeFrames(iterable)) {
+      }
+    }).rejects.toThrow(NOT_SERIALIZED);
+    expect(log).toEqual(["iterator", "return at 5"]);
+  });
+
+  it("an iterator whose next throws is not closed; a result that is not an object is a TypeError", async () => {
+    const { iterable, log } = logged(10, -1, 3);
+    await expect(async () => {
+      for await (const _ of encodeFrames(iterable)) {
+      }
+    }).rejects.toThrow("next failed");
+    expect(log).toEqual(["iterator"]);
+    const bad = { [Symbol.iterator]: () => ({ next: () => 7 }) } as unknown as Iterable<unknown>;
+    await expect(async () => {
+      for await (const _ of encodeFrames(bad)) {
+      }
+    }).rejects.toThrow(TypeError);
+  });
+
+  it("throw() at a yield closes the iterator, dropping its return's error", async () => {
+    const { iterable, log } = logged(10_000);
+    const frames = encodeFrames(iterable);
+    await frames.next();
+    await expect(frames.throw(new Error("stop"))).rejects.toThrow("stop");
+    expect(log).toHaveLength(2);
+  });
+});
+
+describe("stream: encodeFrames over an array reads it as its iterator does", () => {
+  it("length at each step, elements by Get: an element's getter that grows the array is seen", async () => {
+    const values: unknown[] = [1, 2];
+    Object.defineProperty(values, 1, {
+      get() {
+        if (values.length < 4) values.push(values.length * 10);
+        return "two";
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(values)) chunks.push(chunk);
+    expect(createDecoder().push(concat(chunks))).toEqual([1, "two", 20]);
+  });
+
+  it("an array with an iterator of its own is read through it", async () => {
+    const values = [1, 2, 3];
+    Object.defineProperty(values, Symbol.iterator, {
+      value: function* () {
+        yield "own";
+      },
+    });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(values)) chunks.push(chunk);
+    expect(createDecoder().push(concat(chunks))).toEqual(["own"]);
+  });
+
+  it("many chunks from a large array; a consumer may stop after the first", async () => {
+    const values = Array.from({ length: 3000 }, (_, i) => ({ i, pad: "p".repeat(100) }));
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(values)) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(createDecoder().push(concat(chunks))).toEqual(values);
+    for await (const chunk of encodeFrames(values)) {
+      expect(chunk.length).toBeGreaterThanOrEqual(65_536);
+      break;
+    }
   });
 });
