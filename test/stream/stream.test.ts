@@ -1157,7 +1157,9 @@ describe("stream: encodeFrames over a synchronous iterable closes it as for-of d
           next() {
             if (i === failAt) throw new Error("next failed");
             const value = i === bad ? () => 0 : { i, pad: "x".repeat(200) };
-            return i < n ? { done: false, value: (i++, value) } : { done: true, value: undefined };
+            if (i >= n) return { done: true, value: undefined };
+            i++;
+            return { done: false, value };
           },
           return() {
             log.push(`return at ${i}`);
