@@ -32,7 +32,7 @@ import {
   readGeneric,
   type Shape,
 } from "./read-shapes.ts";
-import { resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
+import { frameStrings, resetStrings, resumeStrings, setSlicing, slicing, stringAt } from "./read-strings.ts";
 import { MODE_EXTEND, MODE_RESET, STREAM_MAGIC, shapeCost } from "./session.ts";
 import { typedStackError } from "./stack.ts";
 import {
@@ -272,6 +272,40 @@ function decodeFresh(
   copy = config.copy;
   aliases = null;
   resetStrings(length);
+  readHeader(bytes, start, length, stream);
+  pos = start + HEADER_SIZE;
+  earnCompileCredit(length);
+  try {
+    const value = readValue();
+    if (pos !== end) fail("ERR_TRAILING_DATA", `${end - pos} bytes follow the value.`);
+    if (session !== null) session.bytes = tableBytes;
+    return value;
+  } catch (error) {
+    throw typedStackError(error, stackLimit);
+  } finally {
+    // Fresh tables only when this message used them: a stream of small messages without references
+    // or plain shape definitions (a stream message's shapes are its session's) allocates none.
+    if (refs.length !== 0) refs = [];
+    track = true;
+    shapes = NO_SHAPES;
+    session = null;
+    src = EMPTY;
+    view = null;
+    base = 0;
+    resumeStrings(0);
+    registry = null;
+    aliases = null;
+  }
+}
+
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
+
+/**
+ * The message's two header bytes: a stream message (with `stream`) takes its session's shape table
+ * and mode; a plain message its format version. Sets `session`, `shapes`, `tableBytes`, `track` and
+ * `version`, or fails.
+ */
+function readHeader(bytes: Uint8Array, start: number, length: number, stream: DecodeSession | null): void {
   session = null;
   const magic = length > 0 ? bytes[start]! : -1;
   const second = length > 1 ? bytes[start + 1]! : -1;
@@ -314,6 +348,43 @@ function decodeFresh(
     }
     version = v;
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stream frames: the frames of one chunk read one after another
+
+/**
+ * A stream reads many short messages out of one chunk (100,000 records are 100,000 frames of about 64
+ * bytes). What decodeFresh sets and clears per message is per chunk here: `beginFrames` sets the input,
+ * the limits and the registry once, `readFrame` sets only a frame's bounds and header, and `endFrames`
+ * lets the chunk go (src, the string block) when the chunk is done or a frame failed. Between frames
+ * no other code runs but the stream's frame loop, so the state stays valid; `active` stays set, so a
+ * `deserialize` re-entered from a custom type inside a frame saves and restores it (decodeReentrant).
+ * The frame's string state is reset per frame (`frameStrings`): a Latin-1 block never spans frames,
+ * since it ends at its frame's end, and the aligned words and the shared flag are the chunk's.
+ */
+export function beginFrames(bytes: Uint8Array, config: DecodeConfig): boolean {
+  // Already decoding (a custom type's decode feeding a stream decoder): frame by frame, as before.
+  if (active) return false;
+  active = true;
+  src = bytes;
+  view = null;
+  maxDepth = config.maxDepth;
+  registry = config.registry;
+  copy = config.copy;
+  resetStrings(0);
+  return true;
+}
+
+/** The value of the frame whose message is `src[start, stop)`, inside beginFrames/endFrames. */
+export function readFrame(start: number, stop: number, stream: DecodeSession): unknown {
+  base = start;
+  pos = start;
+  end = stop;
+  depth = 0;
+  const length = stop - start;
+  frameStrings(length);
+  readHeader(src, start, length, stream);
   pos = start + HEADER_SIZE;
   earnCompileCredit(length);
   try {
@@ -324,22 +395,31 @@ function decodeFresh(
   } catch (error) {
     throw typedStackError(error, stackLimit);
   } finally {
-    // Fresh tables only when this message used them: a stream of small messages without references
-    // or plain shape definitions (a stream message's shapes are its session's) allocates none.
+    // As decodeFresh's end, but the chunk and the limits stay for the next frame.
     if (refs.length !== 0) refs = [];
     track = true;
     shapes = NO_SHAPES;
     session = null;
-    src = EMPTY;
-    view = null;
-    base = 0;
-    resumeStrings(0);
-    registry = null;
     aliases = null;
   }
 }
 
-const EMPTY = /* @__PURE__ */ new Uint8Array(0);
+/** The chunk's frames are done (or one failed): what decodeFresh clears at the end of a message. */
+export function endFrames(): void {
+  if (refs.length !== 0) refs = [];
+  track = true;
+  shapes = NO_SHAPES;
+  session = null;
+  src = EMPTY;
+  view = null;
+  base = 0;
+  pos = 0;
+  end = 0;
+  resumeStrings(0);
+  registry = null;
+  aliases = null;
+  active = false;
+}
 
 /**
  * The input as a DataView, for multi-byte numbers. Made on first use: a DataView costs more to create

@@ -10,6 +10,7 @@ import { type EncodeConfig, encodeTransient } from "./encode.ts";
 import type { EncodeSession } from "./session.ts";
 import { exhaustedError, typedStackError } from "./stack.ts";
 
+export { beginFrames, endFrames, readFrame } from "./decode.ts";
 export { DecodeSession } from "./decode-session.ts";
 export { DEFAULT_MAX_SHAPE_TABLE, EncodeSession } from "./session.ts";
 export type { DecodeConfig, EncodeConfig };

@@ -184,6 +184,17 @@ export function resetStrings(length: number): void {
 }
 
 /**
+ * Starts a stream frame of `length` bytes inside a chunk whose decode has begun (decode.ts
+ * beginFrames): the frame's own counts and flags only. The block, the aligned words and whether the
+ * input is shared are the chunk's: a block ends at its frame's end, so a later frame's string never
+ * lies inside an earlier frame's block (fromBlock makes its own).
+ */
+export function frameStrings(length: number): void {
+  longer = 0;
+  setSlicing(host === null ? 0 : length >= SLICE_SHORT_FROM ? 3 : 2);
+}
+
+/**
  * Drops the block, the words and what is known of the input, and sets the slicing flags (`slicing`):
  * at the start and end of a decode, and when a re-entered decode returns to its caller's input (whose
  * block is made again on its next string).

@@ -9,7 +9,9 @@ import {
   type EncodeConfig,
   type EncodeSession,
   encodeMessage,
+  readFrame,
 } from "../binary/messages.ts";
+import { exhaustedError, typedStackError } from "../binary/stack.ts";
 import { DecodeError, LimitError, StructuraError } from "../core/errors.ts";
 import type { ErrorsOption, TypeOptions } from "../core/options.ts";
 import { classify, Kind } from "../core/types.ts";
@@ -61,6 +63,24 @@ export function binaryFrame(value: unknown, config: CodecConfig, session: Encode
   const frame = new Uint8Array(prefixSize(length) + length);
   frame.set(message, writePrefix(frame, 0, length));
   return frame;
+}
+
+/**
+ * A frame read inside a chunk's run (decode.ts beginFrames; the chunk is the run's): the value of the
+ * frame whose message is `[start, stop)`, its errors said of the frame as readBinary's are.
+ */
+export function readInRun(
+  start: number,
+  stop: number,
+  session: DecodeSession,
+  index: number,
+  offset: number,
+): unknown {
+  try {
+    return readFrame(start, stop, session);
+  } catch (error) {
+    throw inFrame(typedStackError(error, exhaustedError), index, offset, true);
+  }
 }
 
 /** The value of the binary frame whose message is `bytes[start, stop)`. */

@@ -2,10 +2,17 @@
  * Value streams: options, the synchronous encoder/decoder, WHATWG TransformStreams and async iterables.
  */
 
-import { DEFAULT_MAX_SHAPE_TABLE, DecodeSession, EncodeSession } from "../binary/messages.ts";
+import {
+  beginFrames,
+  DEFAULT_MAX_SHAPE_TABLE,
+  DecodeSession,
+  EncodeSession,
+  endFrames,
+} from "../binary/messages.ts";
 import { DEFAULT_MAX_DEPTH } from "../binary/tags.ts";
 import { anchored, anchorHiddenClass } from "../core/anchor.ts";
 import { ArgumentError } from "../core/errors.ts";
+import { intrinsic } from "../core/intrinsics.ts";
 import {
   checkOptions,
   depthOption,
@@ -19,6 +26,7 @@ import {
   binaryMessage,
   type CodecConfig,
   readBinary,
+  readInRun,
   readText,
   SKIP,
   textFrame,
@@ -243,29 +251,66 @@ function makeDecoder(s: Setup): Decoder {
   return new Decoder(new FrameReader(s.binary, config.maxFrameSize, sink), sink);
 }
 
-/** A binary stream's frames, decoded into `out` (see FrameSink: a class, not a closure per stream). */
+/**
+ * A binary stream's frames, decoded into `out[0, count)` (see FrameSink: a class, not a closure per
+ * stream). `out` is the decoder's scratch array, kept from chunk to chunk: its reader takes each value
+ * out and clears its slot (Decoder). A fresh array per chunk, grown by push, left about 30 bytes of
+ * garbage per small record (the copies of its growing backing store).
+ *
+ * The frames of one chunk are read in one run of the binary reader (decode.ts beginFrames): the input,
+ * the limits and the registry are set once per chunk, not per frame. `close` ends the run.
+ */
 class BinaryValues implements FrameSink {
   out: unknown[] = [];
+  count = 0;
+  /** The bytes the reader's open run reads (decode.ts beginFrames), or null while none is open. */
+  private chunk: Uint8Array | null = null;
   constructor(
     private readonly config: CodecConfig,
     private readonly session: DecodeSession,
   ) {}
 
   frame(bytes: Uint8Array, start: number, end: number, index: number, offset: number): void {
-    this.out.push(readBinary(bytes, start, end, this.config, this.session, index, offset));
+    if (bytes !== this.chunk) this.begin(bytes);
+    const value =
+      this.chunk !== null
+        ? readInRun(start, end, this.session, index, offset)
+        : readBinary(bytes, start, end, this.config, this.session, index, offset);
+    this.out[this.count++] = value;
+  }
+
+  /** A run over `bytes` (the frame reader hands over a joined frame as bytes of their own). */
+  private begin(bytes: Uint8Array): void {
+    if (this.chunk !== null) endFrames();
+    // Not while the reader is busy (a custom type's decode feeding a stream decoder): frame by frame.
+    this.chunk = beginFrames(bytes, this.config.decode) ? bytes : null;
+  }
+
+  /** The chunk is done, or failed: the reader lets it go. */
+  close(): void {
+    if (this.chunk !== null) {
+      this.chunk = null;
+      endFrames();
+    }
   }
 }
 
-/** A text stream's lines, parsed into `out` (blank lines skipped). */
+/** A text stream's lines, parsed into `out[0, count)` (blank lines skipped; `out` as BinaryValues'). */
 class TextValues implements FrameSink {
   out: unknown[] = [];
+  count = 0;
   constructor(private readonly config: CodecConfig) {}
 
   frame(bytes: Uint8Array, start: number, end: number, index: number, offset: number): void {
     const value = readText(view(bytes, start, end), this.config, index, offset);
-    if (value !== SKIP) this.out.push(value);
+    if (value !== SKIP) this.out[this.count++] = value;
   }
+
+  close(): void {}
 }
+
+/** A scratch array past this many slots is let go after its chunk (a chunk of many tiny frames). */
+const SCRATCH_SLOTS = 8192;
 
 /** createDecoder's decoder (also behind decodeStream and decodeFrames). */
 class Decoder implements FrameDecoder {
@@ -276,16 +321,21 @@ class Decoder implements FrameDecoder {
   ) {}
 
   push(chunk: Uint8Array): unknown[] {
-    return this.run(chunk);
+    return this.taken(this.run(chunk));
   }
 
   end(): unknown[] {
-    return this.run(null);
+    return this.taken(this.run(null));
   }
 
-  private run(chunk: Uint8Array | null): unknown[] {
+  /**
+   * Decodes `chunk` (null: the input ended) and returns how many values it completed: they are in
+   * `values()` from index 0, and the caller takes each and clears its slot (or calls `taken`).
+   */
+  run(chunk: Uint8Array | null): number {
     if (this.failed !== undefined) throw this.failed;
     const sink = this.sink;
+    if (sink.out.length > SCRATCH_SLOTS) sink.out = [];
     try {
       if (chunk === null) this.reader.end();
       else this.reader.push(bytesOf(chunk));
@@ -293,10 +343,27 @@ class Decoder implements FrameDecoder {
       // A decoder that has failed stays failed: the frame boundary after a bad frame is unknown.
       this.failed = error;
       sink.out = [];
+      sink.count = 0;
       throw error;
+    } finally {
+      sink.close();
     }
-    const values = sink.out;
-    sink.out = [];
+    const n = sink.count;
+    sink.count = 0;
+    return n;
+  }
+
+  /** The scratch array holding the values of the last `run`. */
+  values(): unknown[] {
+    return this.sink.out;
+  }
+
+  /** The last run's `n` values as an array of their own; their scratch slots cleared. */
+  taken(n: number): unknown[] {
+    if (n === 0) return [];
+    const out = this.sink.out;
+    const values = out.slice(0, n);
+    out.fill(undefined, 0, n);
     return values;
   }
 }
@@ -322,10 +389,12 @@ function anchorDecoder(): void {
   const binary = new BinaryValues(config, new DecodeSession(maxShapeTable));
   anchorHiddenClass(new DecodeSession(maxShapeTable));
   anchorHiddenClass(binary);
-  anchorHiddenClass(new TextValues(config));
+  const text = new TextValues(config);
+  anchorHiddenClass(text);
   const reader = new FrameReader(true, config.maxFrameSize, binary);
   anchorHiddenClass(reader);
   anchorHiddenClass(new Decoder(reader, binary));
+  anchorHiddenClass(new Decoder(new FrameReader(false, config.maxFrameSize, text), text));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -557,18 +626,26 @@ class DecodeTransformer {
   ) {}
 
   transform(chunk: Uint8Array, controller: TransformStreamDefaultController<unknown>): void {
-    this.enqueueAll(this.decoder.push(chunk), controller);
+    this.enqueueAll(this.decoder.run(chunk), controller);
   }
 
   flush(controller: TransformStreamDefaultController<unknown>): void {
-    this.enqueueAll(this.decoder.end(), controller);
+    this.enqueueAll(this.decoder.run(null), controller);
   }
 
-  private enqueueAll(values: unknown[], controller: TransformStreamDefaultController<unknown>): void {
+  /** The run's `n` values, from the decoder's scratch array (each slot cleared as it is handed on). */
+  private enqueueAll(n: number, controller: TransformStreamDefaultController<unknown>): void {
+    if (n === 0) return;
+    const decoder = this.decoder;
     if (this.arrays) {
-      if (values.length > 0) controller.enqueue(values);
-    } else {
-      for (let i = 0; i < values.length; i++) controller.enqueue(values[i]);
+      controller.enqueue(decoder.taken(n));
+      return;
+    }
+    const values = decoder.values();
+    for (let i = 0; i < n; i++) {
+      const value = values[i];
+      values[i] = undefined;
+      controller.enqueue(value);
     }
   }
 }
@@ -630,9 +707,13 @@ const NO_VALUES: unknown[] = [];
 class FrameValues {
   private decoder: Decoder | null = null;
   private chunks: AsyncGenerator<Uint8Array> | null = null;
-  /** The decoded values of the latest chunk, handed out from `at`. */
+  /**
+   * The decoded values of the latest chunk, `values[at, count)` (the decoder's scratch array: each
+   * slot is cleared as its value is handed out).
+   */
   private values: unknown[] = NO_VALUES;
   private at = 0;
+  private count = 0;
   /** The source has ended (or failed, or the iteration was stopped): no more chunks are read. */
   private finished = false;
   /** The request in flight, while one waits for the source; later requests queue behind it. */
@@ -649,7 +730,7 @@ class FrameValues {
 
   next(): Promise<IteratorResult<unknown, void>> {
     if (this.pending === null) {
-      if (this.at < this.values.length) return Promise.resolve({ done: false, value: this.take() });
+      if (this.at < this.count) return Promise.resolve({ done: false, value: this.take() });
       if (this.finished) return Promise.resolve({ done: true, value: undefined });
     }
     return this.queue(() => this.pull());
@@ -682,18 +763,22 @@ class FrameValues {
 
   private take(): unknown {
     const values = this.values;
-    const value = values[this.at++];
-    if (this.at === values.length) {
-      // Let the chunk's values go: each is the consumer's from now on.
+    const at = this.at;
+    const value = values[at];
+    // Each value is the consumer's from now on: the scratch array does not keep it.
+    values[at] = undefined;
+    this.at = at + 1;
+    if (at + 1 === this.count) {
       this.values = NO_VALUES;
       this.at = 0;
+      this.count = 0;
     }
     return value;
   }
 
   private async pull(): Promise<IteratorResult<unknown, void>> {
     for (;;) {
-      if (this.at < this.values.length) return { done: false, value: this.take() };
+      if (this.at < this.count) return { done: false, value: this.take() };
       if (this.finished) return { done: true, value: undefined };
       if (this.decoder === null) {
         try {
@@ -713,11 +798,15 @@ class FrameValues {
         throw error;
       }
       try {
+        const decoder = this.decoder;
+        let n: number;
         if (chunk.done === true) {
           this.finished = true;
-          this.values = this.decoder.end();
-        } else this.values = this.decoder.push(chunk.value);
+          n = decoder.run(null);
+        } else n = decoder.run(chunk.value);
+        this.values = n > 0 ? decoder.values() : NO_VALUES;
         this.at = 0;
+        this.count = n;
       } catch (error) {
         // A bad frame: the frames after it cannot be found, so the source is let go.
         await this.stop();
@@ -730,8 +819,11 @@ class FrameValues {
   private async stop(): Promise<void> {
     const wasOpen = !this.finished && this.chunks !== null;
     this.finished = true;
+    // Values not handed out are let go (the scratch array stays with the decoder).
+    if (this.count > 0) this.values.fill(undefined, this.at, this.count);
     this.values = NO_VALUES;
     this.at = 0;
+    this.count = 0;
     if (wasOpen) {
       try {
         await this.chunks!.return(undefined);
@@ -753,10 +845,23 @@ export async function* encodeFrames(
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const writer = newWriter(setup(options, ENCODE_KEYS, "encodeFrames"));
   const batch = new Batch();
-  if (typeof (values as Iterable<unknown>)[Symbol.iterator] === "function") {
-    for (const value of values as Iterable<unknown>) {
-      writer.writeTo(batch, value);
-      if (batch.bytes >= CHUNK_BYTES) yield batch.take();
+  const method = (values as Iterable<unknown>)[Symbol.iterator];
+  if (typeof method === "function") {
+    if (iteratesAsArray(values, method)) {
+      // An array with the engine's own iterator: read by index, as that iterator reads it (its length
+      // then the element, at each step), in a plain function. A for-of here, inside this generator,
+      // allocated an iterator result per value (40 bytes a record: the array iterator's `next` was not
+      // inlined in the generator).
+      let at = 0;
+      while (at >= 0) {
+        at = fillFromArray(values as readonly unknown[], at, writer, batch);
+        if (at >= 0) yield batch.take();
+      }
+    } else {
+      for (const value of values as Iterable<unknown>) {
+        writer.writeTo(batch, value);
+        if (batch.bytes >= CHUNK_BYTES) yield batch.take();
+      }
     }
     if (batch.bytes > 0) yield batch.take();
     return;
@@ -815,6 +920,36 @@ export async function* encodeFrames(
 }
 
 const TURN_ENDED: unique symbol = Symbol("turn ended");
+
+/** The engine's own array iterator: `Array.prototype[Symbol.iterator]`, its iterators' prototype and `next`. */
+const arrayValues = /* @__PURE__ */ intrinsic(() => Array.prototype[Symbol.iterator]);
+const ArrayIterator = /* @__PURE__ */ intrinsic(() => Object.getPrototypeOf([][Symbol.iterator]()) as object);
+const arrayIteratorNext = /* @__PURE__ */ intrinsic(() => (ArrayIterator as { next: () => unknown }).next);
+
+/**
+ * Whether `for (const value of values)` would step through `values` with the engine's own array
+ * iterator, so that reading it by index (fillFromArray) makes the same calls: `values` is an array,
+ * its iterator method (`method`, already read) is the original, and the iterators' `next` is the
+ * original, with no `return` anywhere on their prototype chain (a for-of that stops early would call
+ * it). Read without running a getter.
+ */
+function iteratesAsArray(values: unknown, method: unknown): boolean {
+  if (method !== arrayValues || !Array.isArray(values)) return false;
+  const next = Object.getOwnPropertyDescriptor(ArrayIterator, "next");
+  return next !== undefined && next.value === arrayIteratorNext && !("return" in ArrayIterator);
+}
+
+/**
+ * Encodes `values` from index `at` into `batch` until a chunk is full (returns the index to go on
+ * from) or the array ends (-1). As the array iterator: `length` is read at each step, then the element.
+ */
+function fillFromArray(values: readonly unknown[], at: number, writer: Writer, batch: Batch): number {
+  for (;;) {
+    if (at >= values.length) return -1;
+    writer.writeTo(batch, values[at++]);
+    if (batch.bytes >= CHUNK_BYTES) return at;
+  }
+}
 
 /** The part of a Node `Readable` that `fromReadable` uses (no import of node:stream here). */
 interface NodeReadable extends AsyncIterable<unknown> {

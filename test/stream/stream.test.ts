@@ -24,6 +24,7 @@ const NOT_SERIALIZED = /could not be serialized/;
 const ARRAY_OF_VALUES = /array of values/;
 const ITERABLE = /iterable/;
 const CLOSED_EARLY = /closed before its end/;
+const RETURN_AT = /^return at \d+$/;
 const codecFixtures = fixtures.filter((f) => !f.host);
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -1053,5 +1054,208 @@ describe("stream: createDecoder's functions", () => {
     const encoder = createEncoder();
     expect(push(concat([encoder.encode(1), encoder.encode({ a: [2] })]))).toEqual([1, { a: [2] }]);
     expect(end()).toEqual([]);
+  });
+});
+
+describe("stream: a chunk's frames read in one run of the reader (decode.ts beginFrames)", () => {
+  // Records with two longer ASCII strings each: the second of a message is sliced from a Latin-1 block
+  // that ends at its frame's end, so a block never serves the next frame of the same chunk.
+  const records = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      id: i,
+      email: `user${i}@example.com`,
+      note: `${"n".repeat(i % 40)}-note-of-record-${i}`,
+      at: new Date(1_700_000_000_000 + i * 1000),
+    }));
+
+  it("many frames in one chunk, longer strings in each, split anywhere, decode as deserialize does", () => {
+    const values = records(300);
+    const encoder = createEncoder();
+    const frames = values.map((v) => encoder.encode(v));
+    const whole = concat(frames);
+    expect(createDecoder().push(whole)).toEqual(values);
+    for (const cut of [1, 7, 100, whole.length >> 1, whole.length - 3]) {
+      const decoder = createDecoder();
+      const got = [...decoder.push(whole.subarray(0, cut)), ...decoder.push(whole.subarray(cut))];
+      expect(got).toEqual(values);
+      expect(decoder.end()).toEqual([]);
+    }
+  });
+
+  it("each push gives an array of its own: later pushes never change an earlier result", () => {
+    const encoder = createEncoder();
+    const decoder = createDecoder();
+    const first = decoder.push(concat([encoder.encode({ a: 1 }), encoder.encode({ a: 2 })]));
+    const second = decoder.push(concat([encoder.encode({ a: 3 }), encoder.encode("x"), encoder.encode(4)]));
+    const third = decoder.push(encoder.encode(5));
+    expect(first).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(second).toEqual([{ a: 3 }, "x", 4]);
+    expect(third).toEqual([5]);
+    expect(decoder.push(new Uint8Array(0))).toEqual([]);
+  });
+
+  it("a bad frame mid-chunk leaves the reader clean for deserialize and for other streams", () => {
+    const encoder = createEncoder();
+    const good = encoder.encode({ id: 1, email: "someone@example.com" });
+    const bad = Uint8Array.from(good);
+    bad[1] = 0; // the message's magic byte (after a one-byte length prefix)
+    const decoder = createDecoder();
+    expect(() => decoder.push(concat([good, bad, good]))).toThrow(DecodeError);
+    expect(() => decoder.push(good)).toThrow(DecodeError);
+    expect(deserialize(serialize({ after: ["the failure"] }))).toEqual({ after: ["the failure"] });
+    const other = createEncoder();
+    expect(createDecoder().push(concat([other.encode(1), other.encode({ b: "two" })]))).toEqual([
+      1,
+      { b: "two" },
+    ]);
+  });
+
+  it("a custom type's decode that reads another stream inside a frame (the reader busy: frame by frame)", () => {
+    class Packet {
+      constructor(public values: unknown[]) {}
+    }
+    const inner = createEncoder();
+    const packet = defineType({
+      name: "Packet",
+      class: Packet,
+      encode: (p: Packet) => concat(p.values.map((v) => inner.encode(v))),
+      decode: (bytes: Uint8Array) => new Packet(createDecoder().push(bytes)),
+    });
+    const values = [
+      { id: 1, p: new Packet([{ x: 1, email: "first@example.com" }, "two", { x: 3 }]) },
+      { id: 2, p: new Packet([{ x: 4 }, { x: 5 }]) },
+      { id: 3, email: "last-one@example.com", p: new Packet([]) },
+    ];
+    const encoder = createEncoder({ types: [packet] });
+    const bytes = concat(values.map((v) => encoder.encode(v)));
+    expect(createDecoder({ types: [packet] }).push(bytes)).toEqual(values);
+  });
+
+  it("decodeFrames and decodeStream hand out each chunk's values, and keep none once handed out", async () => {
+    const values = records(500);
+    const bytes = concat(values.map((v) => createEncoder({ sharedShapes: false }).encode(v)));
+    const chunks = [bytes.subarray(0, 5000), bytes.subarray(5000, 5001), bytes.subarray(5001)];
+    const got: unknown[] = [];
+    for await (const value of decodeFrames(chunks)) got.push(value);
+    expect(got).toEqual(values);
+    expect(await collect(streamOf(chunks).pipeThrough(decodeStream()))).toEqual(values);
+    const batches = await collect(streamOf(chunks).pipeThrough(decodeStream({ batch: true })));
+    expect(batches.flat()).toEqual(values);
+    expect(new Set(batches).size).toBe(batches.length);
+  });
+});
+
+describe("stream: encodeFrames over a synchronous iterable closes it as for-of does", () => {
+  /** An iterable of `n` values (a function, which cannot be encoded, at `bad`) that logs its calls. */
+  function logged(n: number, bad = -1, failAt = -1) {
+    const log: string[] = [];
+    let i = 0;
+    const iterable = {
+      [Symbol.iterator]() {
+        log.push("iterator");
+        return {
+          next() {
+            if (i === failAt) throw new Error("next failed");
+            const value = i === bad ? () => 0 : { i, pad: "x".repeat(200) };
+            if (i >= n) return { done: true, value: undefined };
+            i++;
+            return { done: false, value };
+          },
+          return() {
+            log.push(`return at ${i}`);
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    };
+    return { iterable, log };
+  }
+
+  it("reads every value; return is not called when the iterator is done", async () => {
+    const { iterable, log } = logged(1000);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(iterable)) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(createDecoder().push(concat(chunks))).toHaveLength(1000);
+    expect(log).toEqual(["iterator"]);
+  });
+
+  it("a consumer that stops after the first chunk closes the iterator once", async () => {
+    const { iterable, log } = logged(10_000);
+    for await (const _ of encodeFrames(iterable)) break;
+    expect(log).toHaveLength(2);
+    expect(log[1]).toMatch(RETURN_AT);
+  });
+
+  it("a value that cannot be encoded closes the iterator and is the error", async () => {
+    const { iterable, log } = logged(10, 4);
+    await expect(async () => {
+      for await (const _ of encodeFrames(iterable)) {
+      }
+    }).rejects.toThrow(NOT_SERIALIZED);
+    expect(log).toEqual(["iterator", "return at 5"]);
+  });
+
+  it("an iterator whose next throws is not closed; a result that is not an object is a TypeError", async () => {
+    const { iterable, log } = logged(10, -1, 3);
+    await expect(async () => {
+      for await (const _ of encodeFrames(iterable)) {
+      }
+    }).rejects.toThrow("next failed");
+    expect(log).toEqual(["iterator"]);
+    const bad = { [Symbol.iterator]: () => ({ next: () => 7 }) } as unknown as Iterable<unknown>;
+    await expect(async () => {
+      for await (const _ of encodeFrames(bad)) {
+      }
+    }).rejects.toThrow(TypeError);
+  });
+
+  it("throw() at a yield closes the iterator, dropping its return's error", async () => {
+    const { iterable, log } = logged(10_000);
+    const frames = encodeFrames(iterable);
+    await frames.next();
+    await expect(frames.throw(new Error("stop"))).rejects.toThrow("stop");
+    expect(log).toHaveLength(2);
+  });
+});
+
+describe("stream: encodeFrames over an array reads it as its iterator does", () => {
+  it("length at each step, elements by Get: an element's getter that grows the array is seen", async () => {
+    const values: unknown[] = [1, 2];
+    Object.defineProperty(values, 1, {
+      get() {
+        if (values.length < 4) values.push(values.length * 10);
+        return "two";
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(values)) chunks.push(chunk);
+    expect(createDecoder().push(concat(chunks))).toEqual([1, "two", 20]);
+  });
+
+  it("an array with an iterator of its own is read through it", async () => {
+    const values = [1, 2, 3];
+    Object.defineProperty(values, Symbol.iterator, {
+      value: function* () {
+        yield "own";
+      },
+    });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(values)) chunks.push(chunk);
+    expect(createDecoder().push(concat(chunks))).toEqual(["own"]);
+  });
+
+  it("many chunks from a large array; a consumer may stop after the first", async () => {
+    const values = Array.from({ length: 3000 }, (_, i) => ({ i, pad: "p".repeat(100) }));
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of encodeFrames(values)) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(createDecoder().push(concat(chunks))).toEqual(values);
+    for await (const chunk of encodeFrames(values)) {
+      expect(chunk.length).toBeGreaterThanOrEqual(65_536);
+      break;
+    }
   });
 });
