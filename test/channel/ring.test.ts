@@ -4,7 +4,7 @@
  * consumer frees it.
  */
 import { describe, expect, it } from "vitest";
-import { allocateRing, MIN_RING, recordSize, Ring, TAIL } from "../../src/channel/ring.ts";
+import { allocateRing, MIN_RING, Ring, recordSize, TAIL } from "../../src/channel/ring.ts";
 
 describe("ring: the producer's copy of TAIL", () => {
   it("fills the ring exactly, refuses the next record, and takes it once the consumer frees room", () => {
