@@ -11,7 +11,7 @@ import { errorsOption } from "../core/options.ts";
 import { TypeRegistry } from "../core/registry.ts";
 import { afterMicrotasks, blockingWaitPays, defaultPollMicros, Poll } from "./poll.ts";
 import { Receiver } from "./receive.ts";
-import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring, TAIL } from "./ring.ts";
+import { AWAKE, CLOSED, HEAD, PARKED_ON_PORT, PARKED_ON_RING, READER_SLEEP, Ring } from "./ring.ts";
 import { Sender } from "./send.ts";
 import {
   BURST_SLEEP_MS,
@@ -126,7 +126,6 @@ export class ChannelEnd<T = unknown> {
       drained: () => this.#emit({ type: "drain", target: this }),
     });
     this.#in = new Receiver<T>(port, this.#rx, plain, withTransfer, (data) => this.#onPortMessage(data));
-    if (this.#rx !== null) this.#in.tail = Atomics.load(this.#rx.ctrl, TAIL);
     // Node's ports dispatch to `on("message")` listeners without building a MessageEvent, which
     // `onmessage` needs (~1-2 µs each: a doorbell per small round trip, on each side). Deno's Node
     // compatibility layer adds an `on` too, but only once node:worker_threads was loaded: keep its

@@ -16,6 +16,7 @@ import {
   RECORD_HEADER,
   type Ring,
   recordSize,
+  TAIL,
   TEXT_HEADER,
 } from "./ring.ts";
 import { BULK_HEADER, decodeBulk, decodeText, sharesStrings } from "./text.ts";
@@ -76,6 +77,13 @@ export class Receiver<T> {
   #shapesLost = false;
   /** Bytes of the ring consumed so far (this side's copy of TAIL). */
   tail = 0;
+  /**
+   * HEAD as this side last read it (never behind `tail`): the records up to it are published, so HEAD
+   * is read again only once they are all read. Reading it for every record cost a cache line from the
+   * writer's core per message on two cores (the writer stores HEAD after each record), and the writer's
+   * next store one back.
+   */
+  #headSeen = 0;
   /** The next message is a port message that has not arrived yet. */
   waitingForPort = false;
   /** The peer closed (or died): its ring and port hold all it will ever send. */
@@ -93,6 +101,7 @@ export class Receiver<T> {
     this.#plain = plain;
     this.#withTransfer = withTransfer;
     this.#control = control;
+    if (rx !== null) this.tail = this.#headSeen = Atomics.load(rx.ctrl, TAIL);
   }
 
   get inboxEmpty(): boolean {
@@ -272,7 +281,8 @@ export class Receiver<T> {
     // messages never come, and each is skipped in turn (issue 12 item 8: 50,000 overflowed the stack).
     for (;;) {
       let tail = this.tail;
-      const head = Atomics.load(rx.ctrl, HEAD);
+      let head = this.#headSeen;
+      if (tail === head) head = this.#headSeen = Atomics.load(rx.ctrl, HEAD);
       if (tail === head) {
         // After the peer closed, messages it could not fit in the ring came through the port.
         while (this.peerClosed && this.#inbox.length !== 0) {
@@ -376,7 +386,7 @@ export class Receiver<T> {
           // Straight from the ring (strings are copied out by the decoder, nothing aliases it), over
           // the channel's shape table.
           value = readable
-            ? this.#plain.decode<T>(rx.bytes.subarray(start, start + kind), this.#shapes)
+            ? this.#plain.decodeAt<T>(rx.bytes, start, start + kind, this.#shapes)
             : (undefined as T);
         } catch (error) {
           throw corrupt("Ring record does not decode.", error);

@@ -195,6 +195,14 @@ export class Codec {
 
   /** A plain message, or a stream message over `shapes` (the channel's shape table) when given. */
   decode<T>(bytes: Uint8Array, shapes: DecodeSession | null = null): T {
+    return this.decodeAt<T>(bytes, 0, bytes.length, shapes);
+  }
+
+  /**
+   * The same, of `bytes[start, stop)` read in place: the ring's records are read so, without a view
+   * made per message (offsets in its errors count from `start`).
+   */
+  decodeAt<T>(bytes: Uint8Array, start: number, stop: number, shapes: DecodeSession | null): T {
     if (this.#dec === null) {
       this.#dec = {
         registry: this.#registry,
@@ -203,7 +211,7 @@ export class Codec {
       };
     }
     try {
-      return decode(bytes, this.#dec, shapes) as T;
+      return decode(bytes, this.#dec, shapes, start, stop) as T;
     } catch (error) {
       throw typedStackError(error, exhaustedError);
     }

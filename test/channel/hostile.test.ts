@@ -92,6 +92,36 @@ describe("channel: hostile peer", () => {
     a.close();
   });
 
+  it("a record is read in place but only up to its length: a message cut short is ERR_CHANNEL_CORRUPT, not read on into the next record", () => {
+    const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
+    const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
+    const words = new Int32Array(remote.rx!, CONTROL_BYTES);
+    const value = Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item-${i}` }));
+    // A good record first, so the forged one starts inside the ring, not at its first byte.
+    const first = record(remote.rx!, 0, 0, "first");
+    const size = record(remote.rx!, first, 1, value);
+    // The same message again right behind it: bytes the forged record would run into.
+    record(remote.rx!, first + size, 2, value);
+    const full = words[first >> 2]!;
+    words[first >> 2] = full - 9;
+    Atomics.store(ctrl, HEAD, first + 2 * size);
+    expect(b.receiveSync(0)).toEqual({ message: "first" });
+    let caught: unknown;
+    try {
+      b.receiveSync(0);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(StructuraError);
+    expect(caught).toMatchObject({ code: "ERR_CHANNEL_CORRUPT" });
+    // The decoder's offsets count from the record's first byte, not the ring's.
+    const cause = (caught as { cause?: { offset?: number } }).cause;
+    expect(cause).toBeInstanceOf(StructuraError);
+    expect(cause!.offset).toBeGreaterThanOrEqual(0);
+    expect(cause!.offset).toBeLessThanOrEqual(full - 9);
+    a.close();
+  });
+
   it("a HEAD more than a ring ahead of TAIL is ERR_CHANNEL_CORRUPT", () => {
     const { a, b, remote } = pair<unknown>({ ringSize: 4096 });
     const ctrl = new Int32Array(remote.rx!, 0, CONTROL_BYTES >> 2);
