@@ -47,7 +47,14 @@ describe("clone: the dense-array loop", () => {
   it("refuses a function or a symbol among primitives with the path of the element", () => {
     expect(refusalPath([1, "a", true, null, () => 1, 2, 3, 4, 5])).toBe("value[4]");
     expect(refusalPath([1, "a", Symbol("s"), null, 2, 3, 4, 5, 6])).toBe("value[2]");
-    expect(refusalPath({ rows: [[1, 2], [3, Symbol.iterator]] })).toBe("value.rows[1][1]");
+    expect(
+      refusalPath({
+        rows: [
+          [1, 2],
+          [3, Symbol.iterator],
+        ],
+      }),
+    ).toBe("value.rows[1][1]");
   });
 
   it("tells dense arrays from arrays with holes or named properties, whatever length came before", () => {
