@@ -574,8 +574,8 @@ let lastIndexKey = "";
 /**
  * `String(i)` for the dense-array test in cloneArray, remembered for the last `i` asked: arrays cloned
  * together are mostly of one length (rows of a table, records' tag lists), and the conversion, a call
- * TurboFan does not inline here, was 115 instructions an array of amazon_cellphones' 9-element rows
- * (Node 20). Only a cache: any length gets the same string String would make.
+ * TurboFan does not inline here, cost 27-72 instructions an array of amazon_cellphones' 9-element rows
+ * (Node 20, two experiments). Only a cache: any length gets the same string String would make.
  */
 function indexKey(i: number): string {
   if (i !== lastIndex) {
