@@ -277,4 +277,55 @@ describe("clone: the record literal of the generic loop", () => {
     }) as Record<string, unknown>;
     expect(Object.keys(copy)).toEqual(["addA"]);
   });
+
+  it("keeps every primitive as it is, and refuses a symbol with its path", () => {
+    const big = 2n ** 70n;
+    const copy = third("prim", ["primA", "primB", "primC", "primD", "primE", "primF"], () => ({
+      primA: -0,
+      primB: Number.NaN,
+      primC: big,
+      primD: undefined,
+      primE: null,
+      primF: false,
+    })) as Record<string, unknown>;
+    expect(Object.is(copy.primA, -0)).toBe(true);
+    expect(Number.isNaN(copy.primB)).toBe(true);
+    expect(copy.primC).toBe(big);
+    expect(Object.hasOwn(copy, "primD")).toBe(true);
+    expect(copy.primD).toBe(undefined);
+    expect(copy.primE).toBe(null);
+    expect(copy.primF).toBe(false);
+    let error: unknown;
+    try {
+      clone([...fillers("prim"), { primA: 1, primB: 2, primC: Symbol("s"), primD: 4, primE: 5, primF: 6 }]);
+    } catch (e) {
+      error = e;
+    }
+    expect((error as DOMException).name).toBe("DataCloneError");
+    expect((error as { path?: string }).path).toBe("value[12].primC");
+  });
+
+  it("calls nothing a script put on Object.hasOwn or Object.prototype.hasOwnProperty", () => {
+    third("own", ["ownA", "ownB"], () => ({ ownA: 1, ownB: 2 }));
+    const savedHasOwn = Object.hasOwn;
+    const savedProtoHasOwn = Object.prototype.hasOwnProperty;
+    let calls = 0;
+    let copy: unknown;
+    try {
+      Object.hasOwn = () => {
+        calls++;
+        return false;
+      };
+      Object.prototype.hasOwnProperty = () => {
+        calls++;
+        return false;
+      };
+      copy = clone([...fillers("own"), { ownA: 1, ownB: { x: 2 } }]);
+    } finally {
+      Object.hasOwn = savedHasOwn;
+      Object.prototype.hasOwnProperty = savedProtoHasOwn;
+    }
+    expect(calls).toBe(0);
+    expect((copy as unknown[])[12]).toEqual({ ownA: 1, ownB: { x: 2 } });
+  });
 });
