@@ -110,8 +110,9 @@ describe("package surface", () => {
     const body = ANCHOR_BODY.exec(code)?.[1] ?? "";
     expect(body).toContain("defineProperty(instance.constructor");
     // One anchor per hot class: text writer, its raw pieces, text reader, clone state, the six a
-    // stream makes per stream (src/stream/streams.ts: its writer, batch, decode session, text values,
-    // decoder and frame values; the binary values and the frame reader are anchored through variables),
+    // stream makes per stream (src/stream/setup.ts, coder.ts and iterables.ts: its writer, batch, decode
+    // session, text values, decoder and frame values; the binary values and the frame reader are
+    // anchored through variables),
     // and the web form's three (its two transformers and the WHATWG pipelines). Each is made on first
     // use, inside a function: none at the top level of a module, where a bundler must keep it.
     // (The build minifies syntax: two anchors may share a line, `anchored(W) || (a(..), a(..))`.)

@@ -7,7 +7,9 @@
  */
 
 import { ArgumentError } from "../core/errors.ts";
-import { Batch, decodeFrames, type EncodeStreamOptions, frameWriter, later } from "./streams.ts";
+import { Batch, later } from "./batch.ts";
+import { decodeFrames } from "./iterables.ts";
+import { type EncodeStreamOptions, frameWriter } from "./setup.ts";
 
 /** Where a connection writes: a WritableStream, a Node Writable, or a Bun FileSink. */
 export type ByteSink =

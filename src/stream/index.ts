@@ -5,19 +5,14 @@
  */
 
 export { DEFAULT_MAX_SHAPE_TABLE } from "../binary/session.ts";
+export { createDecoder, createEncoder, type FrameDecoder, type FrameEncoder } from "./coder.ts";
 export { type ByteSink, connect, connectStdio, type ValueConnection } from "./connect.ts";
 export { DEFAULT_MAX_FRAME_SIZE } from "./frames.ts";
-export {
-  createDecoder,
-  createEncoder,
-  type DecodeStreamOptions,
-  decodeFrames,
-  decodeStream,
-  type EncodeBatchOptions,
-  type EncodeStreamOptions,
-  encodeFrames,
-  encodeStream,
-  type FrameDecoder,
-  type FrameEncoder,
-  type StreamOptions,
-} from "./streams.ts";
+export { decodeFrames, encodeFrames } from "./iterables.ts";
+export type {
+  DecodeStreamOptions,
+  EncodeBatchOptions,
+  EncodeStreamOptions,
+  StreamOptions,
+} from "./setup.ts";
+export { decodeStream, encodeStream } from "./web.ts";
